@@ -1,0 +1,188 @@
+//! The per-request context a tool can ask for: request id, cancellation, progress and logging.
+
+use crate::engine::session::Session;
+use crate::jsonrpc::RequestId;
+use crate::logging::LoggingLevel;
+use crate::protocol::ProtocolVersion;
+use crate::server::Implementation;
+use crate::tool::CallToolResult;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+tokio::task_local! {
+    /// The context of the request the current task is handling, for the `tracing` bridge.
+    pub(crate) static CURRENT: Context;
+}
+
+/// What a handler knows about the request it serves. Add a `ctx: Context` parameter to a tool
+/// to get it; it never appears in the tool's input schema.
+#[derive(Clone)]
+pub struct Context {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    request_id: RequestId,
+    meta: Option<Map<String, Value>>,
+    cancellation: CancellationToken,
+    session: Arc<Session>,
+}
+
+impl Context {
+    pub(crate) fn new(
+        request_id: RequestId,
+        meta: Option<Map<String, Value>>,
+        cancellation: CancellationToken,
+        session: Arc<Session>,
+    ) -> Self {
+        Self { inner: Arc::new(Inner { request_id, meta, cancellation, session }) }
+    }
+
+    /// The id of the request being handled.
+    pub fn request_id(&self) -> &RequestId {
+        &self.inner.request_id
+    }
+
+    /// The request's `_meta` object, if it had one.
+    pub fn meta(&self) -> Option<&Map<String, Value>> {
+        self.inner.meta.as_ref()
+    }
+
+    /// The progress token the client attached, if any.
+    pub fn progress_token(&self) -> Option<&Value> {
+        self.meta()?.get("progressToken")
+    }
+
+    /// Whether the client cancelled this request.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancellation.is_cancelled()
+    }
+
+    /// Resolves when the client cancels this request. The handler's future is dropped on
+    /// cancellation anyway; this is for work the handler spawned elsewhere.
+    pub async fn cancelled(&self) {
+        self.inner.cancellation.cancelled().await
+    }
+
+    /// A token cancelled with this request, to hand to spawned tasks.
+    pub fn cancellation_token(&self) -> CancellationToken {
+        self.inner.cancellation.clone()
+    }
+
+    /// The client's name and version, as it introduced itself.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.inner.session.client().and_then(|c| c.info.as_ref())
+    }
+
+    /// The capabilities the client declared.
+    pub fn client_capabilities(&self) -> Option<&Map<String, Value>> {
+        self.inner.session.client().map(|c| &c.capabilities)
+    }
+
+    /// The negotiated protocol version.
+    pub fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.inner.session.client().map(|c| c.version)
+    }
+
+    /// Reports progress (`notifications/progress`). A no-op when the client did not ask for
+    /// progress (no `progressToken`).
+    pub async fn progress(&self, done: f64, total: impl Into<Option<f64>>) {
+        self.report_progress(done, total.into(), None).await
+    }
+
+    /// Reports progress with a human-readable message.
+    pub async fn progress_with_message(&self, done: f64, total: impl Into<Option<f64>>, message: impl Into<String>) {
+        self.report_progress(done, total.into(), Some(message.into())).await
+    }
+
+    async fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
+        let Some(progress_token) = self.progress_token() else { return };
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Params<'a> {
+            progress_token: &'a Value,
+            progress: f64,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            total: Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            message: Option<String>,
+        }
+        let params = Params { progress_token, progress, total, message };
+        self.inner.session.notify("notifications/progress", &params).await;
+    }
+
+    /// Sends a log message to the client if its level lets `level` through.
+    pub async fn log(&self, level: LoggingLevel, data: impl Into<Value>) {
+        if self.wants_log(level) {
+            let bytes = log_message(level, None, data.into());
+            self.inner.session.send(bytes).await;
+        }
+    }
+
+    /// Logs at `debug`.
+    pub async fn debug(&self, message: impl Into<String>) {
+        self.log(LoggingLevel::Debug, message.into()).await
+    }
+
+    /// Logs at `info`.
+    pub async fn info(&self, message: impl Into<String>) {
+        self.log(LoggingLevel::Info, message.into()).await
+    }
+
+    /// Logs at `warning`.
+    pub async fn warning(&self, message: impl Into<String>) {
+        self.log(LoggingLevel::Warning, message.into()).await
+    }
+
+    /// Logs at `error`.
+    pub async fn error(&self, message: impl Into<String>) {
+        self.log(LoggingLevel::Error, message.into()).await
+    }
+
+    pub(crate) fn wants_log(&self, level: LoggingLevel) -> bool {
+        level >= self.inner.session.log_level()
+    }
+
+    /// The `tracing` bridge's path: it cannot wait, so a full outbound queue drops the line.
+    pub(crate) fn send_log(&self, level: LoggingLevel, logger: Option<&str>, data: Value) {
+        self.inner.session.try_send(log_message(level, logger, data));
+    }
+}
+
+fn log_message(level: LoggingLevel, logger: Option<&str>, data: Value) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct Params<'a> {
+        level: LoggingLevel,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        logger: Option<&'a str>,
+        data: Value,
+    }
+    crate::jsonrpc::encode_notification("notifications/message", &Params { level, logger, data })
+}
+
+/// Types the runtime provides to a handler instead of reading them from the arguments.
+///
+/// The macros treat a parameter as injected when its type is one of the runtime's (`Context`)
+/// or when it is marked `#[mcp(inject)]`; implement this trait for your own injected types.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be injected into a handler",
+    note = "injected parameters are runtime types such as `Context`; remove `#[mcp(inject)]` to read this parameter from the arguments"
+)]
+pub trait FromContext: Sized {
+    /// Extracts the value, or fails the call with an error result.
+    fn from_context(ctx: &Context) -> Result<Self, CallToolResult>;
+}
+
+impl FromContext for Context {
+    fn from_context(ctx: &Context) -> Result<Self, CallToolResult> {
+        Ok(ctx.clone())
+    }
+}
+
+impl FromContext for CancellationToken {
+    fn from_context(ctx: &Context) -> Result<Self, CallToolResult> {
+        Ok(ctx.cancellation_token())
+    }
+}

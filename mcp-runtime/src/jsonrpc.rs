@@ -1,0 +1,291 @@
+//! JSON-RPC 2.0 framing: decoding one incoming message, encoding responses and notifications.
+//!
+//! Decoding borrows from the input bytes; only `params` is copied out (as raw JSON) so a handler
+//! can deserialize it later, on its own task, straight into its argument type.
+
+use serde::de::Deserializer;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+
+/// The standard JSON-RPC error codes.
+pub(crate) mod code {
+    pub const PARSE_ERROR: i32 = -32700;
+    pub const INVALID_REQUEST: i32 = -32600;
+    pub const METHOD_NOT_FOUND: i32 = -32601;
+    pub const INVALID_PARAMS: i32 = -32602;
+    pub const INTERNAL_ERROR: i32 = -32603;
+}
+
+/// A request id: a string or an integer, as the spec allows.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RequestId {
+    /// An integer id.
+    Number(i64),
+    /// A string id.
+    String(Arc<str>),
+}
+
+impl RequestId {
+    fn from_raw(raw: &RawValue) -> Option<Self> {
+        let text = raw.get();
+        if text.starts_with('"') {
+            serde_json::from_str::<String>(text).ok().map(|s| Self::String(s.into()))
+        } else {
+            text.parse::<i64>().ok().map(Self::Number)
+        }
+    }
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Number(n) => write!(f, "{n}"),
+            Self::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+impl Serialize for RequestId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Number(n) => s.serialize_i64(*n),
+            Self::String(v) => s.serialize_str(v),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RequestId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = <Box<RawValue>>::deserialize(d)?;
+        Self::from_raw(&raw).ok_or_else(|| serde::de::Error::custom("id must be a string or an integer"))
+    }
+}
+
+/// A JSON-RPC error object.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ErrorObject {
+    /// The error code.
+    pub code: i32,
+    /// A short human-readable description.
+    pub message: String,
+    /// Extra structured information.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<serde_json::Value>,
+}
+
+impl ErrorObject {
+    pub(crate) fn new(code: i32, message: impl Into<String>) -> Self {
+        Self { code, message: message.into(), data: None }
+    }
+    pub(crate) fn invalid_params(message: impl Into<String>) -> Self {
+        Self::new(code::INVALID_PARAMS, message)
+    }
+}
+
+/// One decoded incoming message.
+#[derive(Debug)]
+pub(crate) enum Incoming<'a> {
+    Request {
+        id: RequestId,
+        method: Cow<'a, str>,
+        params: Option<&'a RawValue>,
+    },
+    Notification {
+        method: Cow<'a, str>,
+        params: Option<&'a RawValue>,
+    },
+    #[allow(dead_code)] // read once the server sends requests of its own (sampling, elicitation)
+    Response {
+        id: RequestId,
+        outcome: Result<&'a RawValue, ErrorObject>,
+    },
+}
+
+/// A message that could not be decoded, and the error response it deserves.
+#[derive(Debug)]
+pub(crate) struct Rejected {
+    /// The id, when it could be read; errors about unreadable ids carry `null`.
+    pub id: Option<RequestId>,
+    pub error: ErrorObject,
+}
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow, default, deserialize_with = "present")]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    method: Option<Cow<'a, str>>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    params: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    result: Option<&'a RawValue>,
+    #[serde(default)]
+    error: Option<ErrorObject>,
+}
+
+/// Keeps a field that is present but `null` (a plain `Option` would read it as absent).
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
+/// Decodes one JSON-RPC message. The method name is borrowed unless it contains escapes.
+pub(crate) fn decode(bytes: &[u8]) -> Result<Incoming<'_>, Rejected> {
+    let reject = |id, code, message: &str| Rejected { id, error: ErrorObject::new(code, message) };
+    // Check the shape first: serde would happily read a struct from an array.
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first != Some(&b'{') {
+        if serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_err() {
+            return Err(reject(None, code::PARSE_ERROR, "Parse error: invalid JSON"));
+        }
+        let message = match first {
+            Some(b'[') => "Invalid Request: batches are not supported; send one message at a time",
+            _ => "Invalid Request: a JSON-RPC message must be an object",
+        };
+        return Err(reject(None, code::INVALID_REQUEST, message));
+    }
+    let envelope: Envelope<'_> = match serde_json::from_slice(bytes) {
+        Ok(envelope) => envelope,
+        Err(err) if err.is_syntax() || err.is_eof() => {
+            return Err(reject(None, code::PARSE_ERROR, &format!("Parse error: {err}")));
+        }
+        Err(err) => return Err(reject(None, code::INVALID_REQUEST, &format!("Invalid Request: {err}"))),
+    };
+    let id = match envelope.id {
+        None => None,
+        Some(raw) => match RequestId::from_raw(raw) {
+            Some(id) => Some(id),
+            None => {
+                return Err(reject(None, code::INVALID_REQUEST, "Invalid Request: id must be a string or an integer"));
+            }
+        },
+    };
+    if envelope.jsonrpc.map(RawValue::get) != Some("\"2.0\"") {
+        return Err(reject(id, code::INVALID_REQUEST, "Invalid Request: jsonrpc must be \"2.0\""));
+    }
+    let params = envelope.params;
+    if params.is_some_and(|p| !matches!(p.get().as_bytes().first(), Some(b'{' | b'['))) {
+        return Err(reject(id, code::INVALID_REQUEST, "Invalid Request: params must be an object"));
+    }
+    let message = match (envelope.method, id) {
+        (Some(method), Some(id)) => Incoming::Request { id, method, params },
+        (Some(method), None) => Incoming::Notification { method, params },
+        (None, Some(id)) => {
+            let outcome = match (envelope.result, envelope.error) {
+                (Some(result), None) => Ok(result),
+                (None, Some(error)) => Err(error),
+                _ => {
+                    return Err(reject(
+                        Some(id),
+                        code::INVALID_REQUEST,
+                        "Invalid Request: a response carries exactly one of result and error",
+                    ));
+                }
+            };
+            Incoming::Response { id, outcome }
+        }
+        (None, None) => {
+            return Err(reject(None, code::INVALID_REQUEST, "Invalid Request: no method and no id"));
+        }
+    };
+    Ok(message)
+}
+
+#[derive(Serialize)]
+struct ResultResponse<'a, T: Serialize + ?Sized> {
+    jsonrpc: &'static str,
+    id: &'a RequestId,
+    result: &'a T,
+}
+
+#[derive(Serialize)]
+struct ErrorResponse<'a> {
+    jsonrpc: &'static str,
+    id: Option<&'a RequestId>,
+    error: &'a ErrorObject,
+}
+
+#[derive(Serialize)]
+struct Notification<'a, T: Serialize + ?Sized> {
+    jsonrpc: &'static str,
+    method: &'a str,
+    params: &'a T,
+}
+
+#[derive(Serialize)]
+struct Request<'a, T: Serialize + ?Sized> {
+    jsonrpc: &'static str,
+    id: &'a RequestId,
+    method: &'a str,
+    params: &'a T,
+}
+
+/// Serializing our own types cannot fail: they hold no maps with non-string keys and no
+/// user `Serialize` impls that could error (user values are turned into `Value` first).
+fn to_vec(value: &impl Serialize) -> Vec<u8> {
+    serde_json::to_vec(value).unwrap_or_else(|err| {
+        tracing::error!("failed to serialize an outgoing message: {err}");
+        br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: unserializable message"}}"#
+            .to_vec()
+    })
+}
+
+pub(crate) fn encode_result(id: &RequestId, result: &(impl Serialize + ?Sized)) -> Vec<u8> {
+    to_vec(&ResultResponse { jsonrpc: "2.0", id, result })
+}
+
+pub(crate) fn encode_error(id: Option<&RequestId>, error: &ErrorObject) -> Vec<u8> {
+    to_vec(&ErrorResponse { jsonrpc: "2.0", id, error })
+}
+
+pub(crate) fn encode_notification(method: &str, params: &(impl Serialize + ?Sized)) -> Vec<u8> {
+    to_vec(&Notification { jsonrpc: "2.0", method, params })
+}
+
+#[allow(dead_code)] // used by server-to-client requests (sampling, elicitation, roots)
+pub(crate) fn encode_request(id: &RequestId, method: &str, params: &(impl Serialize + ?Sized)) -> Vec<u8> {
+    to_vec(&Request { jsonrpc: "2.0", id, method, params })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rejected(input: &str) -> Rejected {
+        decode(input.as_bytes()).expect_err("should be rejected")
+    }
+
+    #[test]
+    fn classifies_requests_notifications_and_responses() {
+        let d = decode(br#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#).unwrap();
+        assert!(
+            matches!(d, Incoming::Request { id: RequestId::String(s), method, params: None } if &*s == "a" && method == "ping")
+        );
+        let d = decode(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).unwrap();
+        assert!(matches!(d, Incoming::Notification { method, .. } if method == "notifications/initialized"));
+        let d = decode(br#"{"jsonrpc":"2.0","id":7,"result":{}}"#).unwrap();
+        assert!(matches!(d, Incoming::Response { id: RequestId::Number(7), outcome: Ok(_) }));
+    }
+
+    #[test]
+    fn rejects_malformed_messages_with_the_right_code() {
+        assert_eq!(rejected("{not json").error.code, code::PARSE_ERROR);
+        assert_eq!(rejected("[1,2]").error.code, code::INVALID_REQUEST);
+        assert_eq!(rejected("42").error.code, code::INVALID_REQUEST);
+        assert_eq!(rejected(r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#).error.code, code::INVALID_REQUEST);
+        assert_eq!(rejected(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#).error.code, code::INVALID_REQUEST);
+        assert_eq!(rejected(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#).error.code, code::INVALID_REQUEST);
+        assert_eq!(rejected(r#"{"jsonrpc":"2.0","id":1,"method":"x","params":3}"#).error.code, code::INVALID_REQUEST);
+        assert!(rejected(r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#).id.is_some());
+    }
+
+    #[test]
+    fn invalid_utf8_is_a_parse_error() {
+        let err = decode(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}").unwrap_err();
+        assert_eq!(err.error.code, code::PARSE_ERROR);
+    }
+}

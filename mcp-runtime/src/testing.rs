@@ -1,0 +1,217 @@
+//! An in-process client for testing servers (the in-memory transport).
+//!
+//! It talks to a [`Server`] through the same engine as stdio and HTTP, without a process or a
+//! socket, so a test can call tools with `serde_json` values and read every notification:
+//!
+//! ```
+//! use mcp_runtime::prelude::*;
+//! use mcp_runtime::testing::TestClient;
+//!
+//! /// Add two numbers.
+//! #[mcp_tool]
+//! fn add(a: f64, b: f64) -> f64 {
+//!     a + b
+//! }
+//!
+//! # #[mcp_runtime::main]
+//! # async fn main() {
+//! let client = TestClient::connect(server!().tools(tools![add])).await;
+//! let result = client.call_tool("add", serde_json::json!({"a": 2, "b": 3})).await.unwrap();
+//! assert_eq!(result.text(), Some("5"));
+//! # }
+//! ```
+
+use crate::engine::Connection;
+use crate::jsonrpc::{ErrorObject, RequestId};
+use crate::protocol::ProtocolVersion;
+use crate::server::Server;
+use crate::tool::CallToolResult;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+
+/// How long [`TestClient`] waits for an answer before failing the test.
+const TIMEOUT: Duration = Duration::from_secs(10);
+
+type Pending = Arc<Mutex<HashMap<RequestId, (String, oneshot::Sender<Value>)>>>;
+
+/// One message the server sent, with the method of the request it answers (for responses).
+#[derive(Clone, Debug)]
+pub struct ServerMessage {
+    /// The message as JSON.
+    pub message: Value,
+    /// For a response to a request of this client: that request's method.
+    pub answers: Option<String>,
+}
+
+/// An in-process MCP client connected to one server. Its methods panic when the server
+/// does not answer within 10 seconds: it is meant for tests.
+pub struct TestClient {
+    connection: Connection,
+    next_id: AtomicI64,
+    pending: Pending,
+    unmatched: tokio::sync::Mutex<mpsc::UnboundedReceiver<Value>>,
+    transcript: Arc<Mutex<Vec<ServerMessage>>>,
+}
+
+impl TestClient {
+    /// Connects and completes the handshake at the latest protocol version.
+    pub async fn connect(server: Server) -> Self {
+        Self::connect_with_version(server, ProtocolVersion::LATEST.as_str()).await
+    }
+
+    /// Connects and completes the handshake asking for `version`.
+    pub async fn connect_with_version(server: Server, version: &str) -> Self {
+        let client = Self::connect_uninitialized(server);
+        let params = json!({
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": {"name": "mcp-runtime-test-client", "version": env!("CARGO_PKG_VERSION")},
+        });
+        if let Err(err) = client.request("initialize", params).await {
+            panic!("initialize failed: {err:?}");
+        }
+        client.notify("notifications/initialized", json!({})).await;
+        client
+    }
+
+    /// Connects without the handshake, to test the lifecycle itself.
+    ///
+    /// # Panics
+    /// If the server's configuration is invalid (e.g. two tools share a name).
+    pub fn connect_uninitialized(server: Server) -> Self {
+        let core = Arc::new(server.build().unwrap_or_else(|err| panic!("invalid server: {err}")));
+        let (out_tx, mut out_rx) = mpsc::channel::<Vec<u8>>(1024);
+        let (unmatched_tx, unmatched_rx) = mpsc::unbounded_channel();
+        let pending: Pending = Arc::default();
+        let transcript: Arc<Mutex<Vec<ServerMessage>>> = Arc::default();
+        let (pending_in, transcript_in) = (Arc::clone(&pending), Arc::clone(&transcript));
+        tokio::spawn(async move {
+            while let Some(bytes) = out_rx.recv().await {
+                let message: Value = serde_json::from_slice(&bytes).expect("the server sent invalid JSON");
+                let waiter = is_response(&message)
+                    .then(|| message.get("id").and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok()))
+                    .flatten()
+                    .and_then(|id| pending_in.lock().unwrap().remove(&id));
+                let answers = waiter.as_ref().map(|(method, _)| method.clone());
+                transcript_in.lock().unwrap().push(ServerMessage { message: message.clone(), answers });
+                match waiter {
+                    Some((_, waiter)) => {
+                        let _ = waiter.send(message);
+                    }
+                    None => {
+                        let _ = unmatched_tx.send(message);
+                    }
+                }
+            }
+        });
+        Self {
+            connection: Connection::new(core, out_tx),
+            next_id: AtomicI64::new(1),
+            pending,
+            unmatched: tokio::sync::Mutex::new(unmatched_rx),
+            transcript,
+        }
+    }
+
+    /// Sends a request and waits for its answer: the `result`, or the JSON-RPC error.
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, ErrorObject> {
+        let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let response = self.request_with_id(id, method, params).await;
+        match response.get("error") {
+            Some(error) => Err(serde_json::from_value(error.clone()).expect("malformed error object")),
+            None => Ok(response["result"].clone()),
+        }
+    }
+
+    /// Sends a request with a chosen id and returns the whole response message.
+    pub async fn request_with_id(&self, id: RequestId, method: &str, params: Value) -> Value {
+        let (tx, rx) = oneshot::channel();
+        self.pending.lock().unwrap().insert(id.clone(), (method.to_owned(), tx));
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.send_raw(&message.to_string()).await;
+        match tokio::time::timeout(TIMEOUT, rx).await {
+            Ok(Ok(response)) => response,
+            _ => panic!("no answer to `{method}` (id {id}) within {TIMEOUT:?}"),
+        }
+    }
+
+    /// Starts a request without waiting for the answer; returns its id and a receiver for it.
+    pub async fn start_request(&self, method: &str, params: Value) -> (RequestId, oneshot::Receiver<Value>) {
+        let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let (tx, rx) = oneshot::channel();
+        self.pending.lock().unwrap().insert(id.clone(), (method.to_owned(), tx));
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.send_raw(&message.to_string()).await;
+        (id, rx)
+    }
+
+    /// Sends a notification.
+    pub async fn notify(&self, method: &str, params: Value) {
+        let message = json!({"jsonrpc": "2.0", "method": method, "params": params});
+        self.send_raw(&message.to_string()).await;
+    }
+
+    /// Sends raw bytes as one message, as a transport would hand them to the server.
+    pub async fn send_raw(&self, message: &str) {
+        self.send_bytes(message.as_bytes()).await;
+    }
+
+    /// Sends arbitrary bytes (e.g. invalid UTF-8) as one message.
+    pub async fn send_bytes(&self, message: &[u8]) {
+        self.connection.receive(message).await;
+    }
+
+    /// The next message that is not an answer to one of this client's pending requests:
+    /// a notification, or an answer to something sent with [`send_raw`](Self::send_raw).
+    pub async fn next_message(&self) -> Value {
+        let mut unmatched = self.unmatched.lock().await;
+        match tokio::time::timeout(TIMEOUT, unmatched.recv()).await {
+            Ok(Some(message)) => message,
+            _ => panic!("no message from the server within {TIMEOUT:?}"),
+        }
+    }
+
+    /// Such messages that have arrived already, without waiting.
+    pub async fn received(&self) -> Vec<Value> {
+        let mut unmatched = self.unmatched.lock().await;
+        std::iter::from_fn(|| unmatched.try_recv().ok()).collect()
+    }
+
+    /// Calls a tool. A JSON-RPC error (unknown tool...) is `Err`; a tool failure is an
+    /// `Ok` result with `is_error` set.
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, ErrorObject> {
+        let result = self.request("tools/call", json!({"name": name, "arguments": arguments})).await?;
+        Ok(serde_json::from_value(result).expect("tools/call result does not match CallToolResult"))
+    }
+
+    /// Every tool, following `nextCursor` across pages.
+    pub async fn list_tools(&self) -> Result<Vec<Value>, ErrorObject> {
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let params = match &cursor {
+                Some(cursor) => json!({"cursor": cursor}),
+                None => json!({}),
+            };
+            let page = self.request("tools/list", params).await?;
+            tools.extend(page["tools"].as_array().cloned().unwrap_or_default());
+            match page.get("nextCursor").and_then(Value::as_str) {
+                Some(next) => cursor = Some(next.to_owned()),
+                None => return Ok(tools),
+            }
+        }
+    }
+
+    /// Every message the server has sent so far, in order.
+    pub fn transcript(&self) -> Vec<ServerMessage> {
+        self.transcript.lock().unwrap().clone()
+    }
+}
+
+fn is_response(message: &Value) -> bool {
+    message.get("method").is_none() && (message.get("result").is_some() || message.get("error").is_some())
+}

@@ -1,0 +1,86 @@
+//! The descriptor `#[mcp_tool]` generates for each function: metadata plus a call shim.
+
+use super::{CallToolResult, Icon, ToolAnnotations};
+use crate::context::Context;
+use futures_util::future::BoxFuture;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+/// Everything the runtime knows about one tool. Generated code builds it; the fields are
+/// `#[doc(hidden)]`-stable for the macros.
+#[derive(Clone)]
+pub struct ToolDescriptor {
+    /// The wire name.
+    pub name: &'static str,
+    /// A display title.
+    pub title: Option<&'static str>,
+    /// The description (from the doc comment).
+    pub description: Option<&'static str>,
+    /// Behaviour hints.
+    pub annotations: ToolAnnotations,
+    /// Icons.
+    pub icons: &'static [Icon],
+    /// Builds the input schema (called once, when the server is built).
+    pub input_schema: fn() -> Map<String, Value>,
+    /// Builds the output schema, for tools returning `Json<T>`.
+    pub output_schema: fn() -> Option<Map<String, Value>>,
+    /// Runs the tool on raw arguments (absent arguments are `None`).
+    pub call: fn(Option<Box<RawValue>>, Context) -> BoxFuture<'static, CallToolResult>,
+}
+
+/// Deserializes a call's arguments into the generated argument struct; a failure is a tool
+/// error result (not a protocol error) whose text names the field and the problem, so the model
+/// can correct its call.
+pub fn parse_arguments<T: DeserializeOwned>(tool: &str, arguments: Option<&RawValue>) -> Result<T, CallToolResult> {
+    let json = arguments.map_or("{}", RawValue::get);
+    let deserializer = &mut serde_json::Deserializer::from_str(json);
+    serde_path_to_error::deserialize(deserializer).map_err(|err| {
+        let path = err.path().to_string();
+        let problem = without_position(err.inner());
+        let message = if path == "." {
+            format!("invalid arguments for tool `{tool}`: {problem}")
+        } else {
+            format!("invalid arguments for tool `{tool}`: `{path}`: {problem}")
+        };
+        CallToolResult::error(message)
+    })
+}
+
+/// serde_json's message without its " at line 1 column 9" suffix, which means nothing to a model.
+fn without_position(err: &serde_json::Error) -> String {
+    let text = err.to_string();
+    match text.rfind(" at line ") {
+        Some(at) if err.line() > 0 => text[..at].to_owned(),
+        _ => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(serde::Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Args {
+        a: f64,
+        b: f64,
+    }
+
+    fn error_text(json: Option<&str>) -> String {
+        let raw = json.map(|j| RawValue::from_string(j.to_owned()).unwrap());
+        let err = parse_arguments::<Args>("add", raw.as_deref()).unwrap_err();
+        assert!(err.is_error);
+        err.text().unwrap().to_owned()
+    }
+
+    #[test]
+    fn errors_name_the_field_and_the_problem() {
+        assert_eq!(
+            error_text(Some(r#"{"a":"x","b":1}"#)),
+            "invalid arguments for tool `add`: `a`: invalid type: string \"x\", expected f64"
+        );
+        assert_eq!(error_text(Some(r#"{"a":1}"#)), "invalid arguments for tool `add`: missing field `b`");
+        assert_eq!(error_text(None), "invalid arguments for tool `add`: missing field `a`");
+    }
+}

@@ -1,0 +1,94 @@
+//! Tools: what `#[mcp_tool]` describes, and the traits its generated code relies on.
+
+pub(crate) mod descriptor;
+mod result;
+pub(crate) mod schema;
+
+pub use result::{CallToolResult, IntoToolResult, Json};
+
+use descriptor::ToolDescriptor;
+use serde::Serialize;
+
+/// Implemented by the hidden item `#[mcp_tool]` puts next to a function (a struct with the
+/// function's name, in the type namespace), so `tools![add]` can find the descriptor of `add`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an MCP tool",
+    label = "not marked with `#[mcp_tool]`",
+    note = "put `#[mcp_tool]` on the function before listing it in `tools![...]`"
+)]
+pub trait ToolDef {
+    /// The tool's wire name, for the compile-time duplicate check.
+    const NAME: &'static str;
+    /// The tool's descriptor.
+    fn descriptor() -> ToolDescriptor;
+}
+
+/// Tool parameters are deserialized from the call's arguments and described in the input schema.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter",
+    label = "this parameter's type must implement `serde::Deserialize` and `schemars::JsonSchema`",
+    note = "derive them: `#[derive(serde::Deserialize, schemars::JsonSchema)]`, or mark a runtime-provided parameter with `#[mcp(inject)]`"
+)]
+pub trait ToolParameter {}
+impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> ToolParameter for T {}
+
+/// The hints a client may show about a tool (`ToolAnnotations` on the wire).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolAnnotations {
+    /// The tool does not modify its environment.
+    #[serde(rename = "readOnlyHint", skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
+    /// The tool may destroy data.
+    #[serde(rename = "destructiveHint", skip_serializing_if = "Option::is_none")]
+    pub destructive: Option<bool>,
+    /// Calling it twice with the same arguments has no further effect.
+    #[serde(rename = "idempotentHint", skip_serializing_if = "Option::is_none")]
+    pub idempotent: Option<bool>,
+    /// The tool reaches outside systems.
+    #[serde(rename = "openWorldHint", skip_serializing_if = "Option::is_none")]
+    pub open_world: Option<bool>,
+}
+
+impl ToolAnnotations {
+    pub(crate) fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+/// An icon a client may show for a tool, resource, prompt or the server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Icon {
+    /// An `https:` or `data:` URI.
+    pub src: &'static str,
+    /// The MIME type, when the URI does not make it clear.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<&'static str>,
+    /// Sizes such as `48x48` or `any`.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub sizes: &'static [&'static str],
+}
+
+/// The tools of a server, in the order they were listed; built by `tools![...]`.
+#[derive(Default)]
+pub struct ToolSet {
+    pub(crate) tools: Vec<ToolDescriptor>,
+}
+
+impl ToolSet {
+    #[doc(hidden)]
+    pub fn from_descriptors(tools: Vec<ToolDescriptor>) -> Self {
+        Self { tools }
+    }
+
+    /// The number of tools.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+}

@@ -1,0 +1,177 @@
+//! Tool results, and the conversion from what a tool function returns.
+
+use super::schema::output_schema_for;
+use crate::content::{Audio, Content, EmbeddedResource, Image, ResourceLink, Text};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::fmt::Display;
+
+/// The result of a tool call, as sent on the wire.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallToolResult {
+    /// The unstructured result.
+    pub content: Vec<Content>,
+    /// The structured result, matching the tool's output schema.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    /// Whether the tool failed. Tool failures are results so the model can see them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub is_error: bool,
+}
+
+impl CallToolResult {
+    /// A successful result with these blocks.
+    pub fn success(content: impl IntoIterator<Item = Content>) -> Self {
+        Self { content: content.into_iter().collect(), ..Self::default() }
+    }
+
+    /// A failed result carrying `message` as its text.
+    pub fn error(message: impl Into<String>) -> Self {
+        Self { content: vec![Content::text(message)], is_error: true, ..Self::default() }
+    }
+
+    /// The first text block, for tests and logs.
+    pub fn text(&self) -> Option<&str> {
+        self.content.iter().find_map(Content::as_text)
+    }
+}
+
+/// Structured tool output: the value becomes `structuredContent`, its schema the tool's
+/// `outputSchema`, and its JSON text a text block for clients that read only `content`.
+///
+/// A value whose JSON is not an object is wrapped as `{"result": value}`, since the protocol
+/// requires structured content to be an object.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Json<T>(pub T);
+
+/// Turns what a tool function returns into a [`CallToolResult`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from an MCP tool",
+    label = "this return type is not a tool result",
+    note = "return a `String`, a number, `bool`, `()`, a content block (`Content`, `Image`...), `Vec<Content>`, `Json<T>` for structured output, a `CallToolResult`, or a `Result<T, E>` of one of these where `E: Display`"
+)]
+pub trait IntoToolResult {
+    /// The conversion.
+    fn into_tool_result(self) -> CallToolResult;
+
+    /// The `outputSchema` this return type declares, if any.
+    fn output_schema() -> Option<Map<String, Value>> {
+        None
+    }
+}
+
+impl IntoToolResult for CallToolResult {
+    fn into_tool_result(self) -> CallToolResult {
+        self
+    }
+}
+
+impl IntoToolResult for () {
+    fn into_tool_result(self) -> CallToolResult {
+        CallToolResult::default()
+    }
+}
+
+macro_rules! displayed {
+    ($($ty:ty),*) => {$(
+        impl IntoToolResult for $ty {
+            fn into_tool_result(self) -> CallToolResult {
+                CallToolResult::success([Content::text(self.to_string())])
+            }
+        }
+    )*};
+}
+displayed!(String, &'static str, Cow<'static, str>, bool, char);
+displayed!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64);
+
+macro_rules! block {
+    ($($ty:ty),*) => {$(
+        impl IntoToolResult for $ty {
+            fn into_tool_result(self) -> CallToolResult {
+                CallToolResult::success([Content::from(self)])
+            }
+        }
+    )*};
+}
+block!(Content, Text, Image, Audio, ResourceLink, EmbeddedResource);
+
+impl IntoToolResult for Vec<Content> {
+    fn into_tool_result(self) -> CallToolResult {
+        CallToolResult::success(self)
+    }
+}
+
+impl<T: IntoToolResult, E: Display> IntoToolResult for Result<T, E> {
+    fn into_tool_result(self) -> CallToolResult {
+        match self {
+            Ok(value) => value.into_tool_result(),
+            Err(err) => CallToolResult::error(err.to_string()),
+        }
+    }
+
+    fn output_schema() -> Option<Map<String, Value>> {
+        T::output_schema()
+    }
+}
+
+impl<T: Serialize + schemars::JsonSchema> IntoToolResult for Json<T> {
+    fn into_tool_result(self) -> CallToolResult {
+        let value = match serde_json::to_value(&self.0) {
+            Ok(Value::Object(map)) => Value::Object(map),
+            Ok(other) => Value::Object(Map::from_iter([("result".to_owned(), other)])),
+            Err(err) => return CallToolResult::error(format!("the tool's result could not be serialized: {err}")),
+        };
+        CallToolResult {
+            content: vec![Content::text(value.to_string())],
+            structured_content: Some(value),
+            is_error: false,
+        }
+    }
+
+    fn output_schema() -> Option<Map<String, Value>> {
+        Some(output_schema_for::<T>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(Serialize, schemars::JsonSchema)]
+    struct Point {
+        x: i32,
+    }
+
+    #[test]
+    fn errors_become_error_results() {
+        let result: Result<f64, String> = Err("cannot divide by zero".into());
+        let result = result.into_tool_result();
+        assert!(result.is_error);
+        assert_eq!(result.text(), Some("cannot divide by zero"));
+    }
+
+    #[test]
+    fn json_gives_structured_content_and_a_text_mirror() {
+        let result = Json(Point { x: 3 }).into_tool_result();
+        assert_eq!(result.structured_content, Some(json!({"x": 3})));
+        assert_eq!(result.text(), Some(r#"{"x":3}"#));
+        assert_eq!(<Json<Point>>::output_schema().unwrap()["type"], "object");
+    }
+
+    #[test]
+    fn non_object_json_is_wrapped_consistently_with_its_schema() {
+        let result = Json(vec![1, 2]).into_tool_result();
+        assert_eq!(result.structured_content, Some(json!({"result": [1, 2]})));
+        let schema = <Json<Vec<i32>>>::output_schema().unwrap();
+        assert_eq!(schema["required"], json!(["result"]));
+    }
+
+    #[test]
+    fn numbers_render_without_noise() {
+        assert_eq!(5.0f64.into_tool_result().text(), Some("5"));
+        assert_eq!(0.25f64.into_tool_result().text(), Some("0.25"));
+    }
+}
