@@ -1,0 +1,112 @@
+//! A richer MCP server: structured output, errors the model can read, progress, logging and
+//! an image. Run it with `cargo run -p showcase`.
+
+use mcp_runtime::Image;
+use mcp_runtime::prelude::*;
+use std::time::Duration;
+
+/// A made-up weather forecast: what `forecast` returns as structured content.
+#[derive(Serialize, JsonSchema)]
+struct Forecast {
+    /// The city the forecast is for.
+    city: String,
+    /// One entry per day, starting tomorrow.
+    days: Vec<Day>,
+}
+
+/// One day of a forecast.
+#[derive(Serialize, JsonSchema)]
+struct Day {
+    /// 1 for tomorrow, 2 for the day after...
+    day: u32,
+    /// The high, in degrees Celsius.
+    high_c: f64,
+    /// The low, in degrees Celsius.
+    low_c: f64,
+    /// A word or two about the sky.
+    summary: String,
+}
+
+/// A forecast for a city (made up, but stable for a given city).
+#[mcp_tool(read_only, open_world = false)]
+fn forecast(
+    /// The city, e.g. "Lisbon"
+    city: String,
+    /// How many days to forecast (1 to 14)
+    #[mcp(default = 3u32)]
+    days: u32,
+) -> Result<Json<Forecast>, String> {
+    if city.trim().is_empty() {
+        return Err("city must not be empty".into());
+    }
+    if !(1..=14).contains(&days) {
+        return Err(format!("days must be between 1 and 14, not {days}"));
+    }
+    let seed = city.bytes().fold(7u32, |acc, b| acc.wrapping_mul(31).wrapping_add(u32::from(b)));
+    let skies = ["sunny", "cloudy", "light rain", "windy", "clear"];
+    let days = (1..=days)
+        .map(|day| {
+            let wobble = f64::from((seed.wrapping_add(day * 13)) % 9);
+            Day { day, high_c: 16.0 + wobble, low_c: 8.0 + wobble / 2.0, summary: skies[((seed + day) % 5) as usize].into() }
+        })
+        .collect();
+    Ok(Json(Forecast { city, days }))
+}
+
+/// Count to a number slowly, reporting progress and logging each step.
+#[mcp_tool(read_only)]
+async fn count_slowly(
+    /// Where to stop (at most 100)
+    to: u32,
+    ctx: Context,
+) -> Result<String, String> {
+    if to > 100 {
+        return Err(format!("{to} is too far: count to 100 at most"));
+    }
+    for i in 1..=to {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        ctx.progress_with_message(f64::from(i), f64::from(to), format!("step {i} of {to}")).await;
+        ctx.info(format!("counted {i}")).await;
+        tracing::debug!(step = i, "counting"); // reaches the client at level debug too
+    }
+    Ok(format!("counted to {to}"))
+}
+
+/// A one-pixel PNG image.
+#[mcp_tool(read_only, idempotent, open_world = false)]
+fn pixel() -> Image {
+    const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+    Image::from_base64(PNG, "image/png")
+}
+
+fn server() -> Server {
+    server!()
+        .title("MCP showcase")
+        .instructions("Try `forecast` for structured output, `count_slowly` for progress and logs, `pixel` for an image.")
+        .tools(tools![forecast, count_slowly, pixel])
+}
+
+#[mcp_runtime::main]
+async fn main() -> mcp_runtime::Result<()> {
+    mcp_runtime::logging::init();
+    server().serve_stdio().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_runtime::testing::TestClient;
+    use serde_json::json;
+
+    #[mcp_runtime::main]
+    #[test]
+    async fn forecast_is_structured_and_mirrored_as_text() {
+        let client = TestClient::connect(server()).await;
+        let result = client.call_tool("forecast", json!({"city": "Lisbon", "days": 2})).await.unwrap();
+        let structured = result.structured_content.clone().unwrap();
+        assert_eq!(structured["city"], "Lisbon");
+        assert_eq!(structured["days"].as_array().unwrap().len(), 2);
+        let mirrored: serde_json::Value = serde_json::from_str(result.text().unwrap()).unwrap();
+        assert_eq!(mirrored, structured);
+    }
+}

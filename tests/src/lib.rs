@@ -1,0 +1,1 @@
+//! Shared test support: validating server messages against the official MCP JSON schemas.
