@@ -107,7 +107,7 @@ pub(crate) enum Incoming<'a> {
 /// A message that could not be decoded, and the error response it deserves.
 #[derive(Debug)]
 pub(crate) struct Rejected {
-    /// The id, when it could be read; errors about unreadable ids carry `null`.
+    /// The id, when it could be read.
     pub id: Option<RequestId>,
     pub error: ErrorObject,
 }
@@ -167,7 +167,8 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Incoming<'_>, Rejected> {
     if envelope.jsonrpc.map(RawValue::get) != Some("\"2.0\"") {
         return Err(reject(id, code::INVALID_REQUEST, "Invalid Request: jsonrpc must be \"2.0\""));
     }
-    let params = envelope.params;
+    // `"params": null` is read as absent: some clients send it for parameterless methods.
+    let params = envelope.params.filter(|p| p.get() != "null");
     if params.is_some_and(|p| !matches!(p.get().as_bytes().first(), Some(b'{' | b'['))) {
         return Err(reject(id, code::INVALID_REQUEST, "Invalid Request: params must be an object"));
     }
@@ -205,6 +206,8 @@ struct ResultResponse<'a, T: Serialize + ?Sized> {
 #[derive(Serialize)]
 struct ErrorResponse<'a> {
     jsonrpc: &'static str,
+    /// Absent when the id could not be read: the 2025-11-25 schema allows no `null` id.
+    #[serde(skip_serializing_if = "Option::is_none")]
     id: Option<&'a RequestId>,
     error: &'a ErrorObject,
 }

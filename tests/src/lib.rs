@@ -1,1 +1,110 @@
-//! Shared test support: validating server messages against the official MCP JSON schemas.
+//! Shared test support: validating what a server sends against the official MCP JSON schemas
+//! (`shared/spec/schema/<version>/schema.json`), and driving a server binary over stdio.
+
+use mcp_runtime::testing::ServerMessage;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+mod stdio;
+pub use stdio::StdioServer;
+
+/// The folder holding `schema/<version>/schema.json`: `$MCP_SPEC_DIR`, else `../shared/spec`
+/// beside the repository.
+fn spec_dir() -> PathBuf {
+    match std::env::var_os("MCP_SPEC_DIR") {
+        Some(dir) => dir.into(),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/spec"),
+    }
+}
+
+/// One protocol revision's schema, with validators built on demand per definition.
+pub struct Spec {
+    document: Value,
+    validators: Mutex<HashMap<String, Arc<jsonschema::Validator>>>,
+}
+
+/// The 2025-11-25 schema, loaded once.
+pub fn spec_2025_11_25() -> &'static Spec {
+    static SPEC: OnceLock<Spec> = OnceLock::new();
+    SPEC.get_or_init(|| Spec::load("2025-11-25"))
+}
+
+/// The schema definition a request's result must match.
+pub fn result_definition(method: &str) -> Option<&'static str> {
+    Some(match method {
+        "initialize" => "InitializeResult",
+        "ping" | "logging/setLevel" | "shutdown" => "EmptyResult",
+        "tools/list" => "ListToolsResult",
+        "tools/call" => "CallToolResult",
+        "resources/list" => "ListResourcesResult",
+        "resources/templates/list" => "ListResourceTemplatesResult",
+        "resources/read" => "ReadResourceResult",
+        "prompts/list" => "ListPromptsResult",
+        "prompts/get" => "GetPromptResult",
+        "completion/complete" => "CompleteResult",
+        _ => return None,
+    })
+}
+
+impl Spec {
+    /// Loads `schema/<version>/schema.json`.
+    pub fn load(version: &str) -> Self {
+        let path = spec_dir().join("schema").join(version).join("schema.json");
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        Self { document: serde_json::from_str(&text).expect("schema.json is JSON"), validators: Mutex::default() }
+    }
+
+    fn validator(&self, definition: &str) -> Arc<jsonschema::Validator> {
+        let mut validators = self.validators.lock().unwrap();
+        let validator = validators.entry(definition.to_owned()).or_insert_with(|| {
+            assert!(self.document["$defs"].get(definition).is_some(), "the schema has no definition `{definition}`");
+            let mut schema = self.document.clone();
+            schema["$ref"] = json!(format!("#/$defs/{definition}"));
+            Arc::new(jsonschema::validator_for(&schema).expect("the official schema compiles"))
+        });
+        Arc::clone(validator)
+    }
+
+    /// Checks `instance` against one definition; the error lists every violation.
+    pub fn check(&self, definition: &str, instance: &Value) -> Result<(), String> {
+        let validator = self.validator(definition);
+        let errors: Vec<String> =
+            validator.iter_errors(instance).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+        if errors.is_empty() { Ok(()) } else { Err(format!("{definition}: {}", errors.join("; "))) }
+    }
+
+    /// Checks one message the server sent: it is a JSON-RPC message, and a response's result
+    /// matches the result type of the request it answers (`answers`), a notification its type.
+    pub fn check_message(&self, message: &Value, answers: Option<&str>) -> Result<(), String> {
+        self.check("JSONRPCMessage", message)?;
+        if message.get("error").is_some() {
+            return self.check("JSONRPCErrorResponse", message);
+        }
+        if let Some(method) = message.get("method").and_then(Value::as_str) {
+            let definition = if message.get("id").is_some() { "ServerRequest" } else { "ServerNotification" };
+            return self.check(definition, message).map_err(|e| format!("{method}: {e}"));
+        }
+        if let (Some(result), Some(definition)) = (message.get("result"), answers.and_then(result_definition)) {
+            self.check(definition, result)?;
+        }
+        Ok(())
+    }
+
+    /// Panics, listing each offending message, unless every message is valid.
+    pub fn assert_all_valid(&self, transcript: &[ServerMessage]) {
+        assert!(!transcript.is_empty(), "nothing to validate: the server sent no message");
+        let failures: Vec<String> = transcript
+            .iter()
+            .filter_map(|m| {
+                self.check_message(&m.message, m.answers.as_deref()).err().map(|e| format!("{}\n  -> {e}", m.message))
+            })
+            .collect();
+        assert!(failures.is_empty(), "messages that violate the schema:\n{}", failures.join("\n"));
+    }
+}
+
+/// How long tests wait for a server before failing.
+pub const TIMEOUT: Duration = Duration::from_secs(10);

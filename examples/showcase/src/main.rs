@@ -47,7 +47,12 @@ fn forecast(
     let days = (1..=days)
         .map(|day| {
             let wobble = f64::from((seed.wrapping_add(day * 13)) % 9);
-            Day { day, high_c: 16.0 + wobble, low_c: 8.0 + wobble / 2.0, summary: skies[((seed + day) % 5) as usize].into() }
+            Day {
+                day,
+                high_c: 16.0 + wobble,
+                low_c: 8.0 + wobble / 2.0,
+                summary: skies[((seed + day) % 5) as usize].into(),
+            }
         })
         .collect();
     Ok(Json(Forecast { city, days }))
@@ -75,14 +80,17 @@ async fn count_slowly(
 /// A one-pixel PNG image.
 #[mcp_tool(read_only, idempotent, open_world = false)]
 fn pixel() -> Image {
-    const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+    const PNG: &str =
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
     Image::from_base64(PNG, "image/png")
 }
 
 fn server() -> Server {
     server!()
         .title("MCP showcase")
-        .instructions("Try `forecast` for structured output, `count_slowly` for progress and logs, `pixel` for an image.")
+        .instructions(
+            "Try `forecast` for structured output, `count_slowly` for progress and logs, `pixel` for an image.",
+        )
         .tools(tools![forecast, count_slowly, pixel])
 }
 

@@ -1,0 +1,13 @@
+//! Compile-time errors of the macros, locked with trybuild: each rejected program in
+//! `ui/fail` must fail with exactly the `.stderr` next to it, and each program in `ui/pass`
+//! must compile and run.
+//!
+//! Regenerate the snapshots with `TRYBUILD=overwrite cargo test -p mcp-tests --test compile_errors`
+//! and read the diff: the first error of each should sit on the user's tokens and say what to do.
+
+#[test]
+fn ui() {
+    let t = trybuild::TestCases::new();
+    t.compile_fail("ui/fail/*.rs");
+    t.pass("ui/pass/*.rs");
+}

@@ -1,0 +1,8 @@
+use mcp_runtime::prelude::*;
+
+#[mcp_tool]
+extern "C" fn double(x: i64) -> i64 {
+    x * 2
+}
+
+fn main() {}

@@ -1,0 +1,13 @@
+use mcp_runtime::prelude::*;
+
+struct Point {
+    x: f64,
+    y: f64,
+}
+
+#[mcp_tool]
+fn origin() -> Point {
+    Point { x: 0.0, y: 0.0 }
+}
+
+fn main() {}
