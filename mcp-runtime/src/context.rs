@@ -1,10 +1,11 @@
 //! The per-request context a tool can ask for: request id, cancellation, progress and logging.
 
+use crate::engine::outgoing::{self, Sink};
 use crate::engine::session::Session;
 use crate::jsonrpc::RequestId;
 use crate::logging::LoggingLevel;
 use crate::protocol::ProtocolVersion;
-use crate::server::Implementation;
+use crate::server::{Implementation, ServerHandle};
 use crate::tool::CallToolResult;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -28,6 +29,8 @@ struct Inner {
     meta: Option<Map<String, Value>>,
     cancellation: CancellationToken,
     session: Arc<Session>,
+    /// Where this request's progress, logs and requests to the client go.
+    sink: Sink,
 }
 
 impl Context {
@@ -36,8 +39,22 @@ impl Context {
         meta: Option<Map<String, Value>>,
         cancellation: CancellationToken,
         session: Arc<Session>,
+        sink: Sink,
     ) -> Self {
-        Self { inner: Arc::new(Inner { request_id, meta, cancellation, session }) }
+        Self { inner: Arc::new(Inner { request_id, meta, cancellation, session, sink }) }
+    }
+
+    pub(crate) fn session(&self) -> &Arc<Session> {
+        &self.inner.session
+    }
+
+    pub(crate) fn sink(&self) -> &Sink {
+        &self.inner.sink
+    }
+
+    /// A handle to change what the server offers (add or remove tools...).
+    pub fn server(&self) -> ServerHandle {
+        ServerHandle::of(&self.inner.session.server)
     }
 
     /// The id of the request being handled.
@@ -110,14 +127,13 @@ impl Context {
             message: Option<String>,
         }
         let params = Params { progress_token, progress, total, message };
-        self.inner.session.notify("notifications/progress", &params).await;
+        self.inner.session.notify(&self.inner.sink, "notifications/progress", &params).await;
     }
 
     /// Sends a log message to the client if its level lets `level` through.
     pub async fn log(&self, level: LoggingLevel, data: impl Into<Value>) {
         if self.wants_log(level) {
-            let bytes = log_message(level, None, data.into());
-            self.inner.session.send(bytes).await;
+            outgoing::send(&self.inner.sink, log_message(level, None, data.into()), false).await;
         }
     }
 
@@ -147,7 +163,7 @@ impl Context {
 
     /// The `tracing` bridge's path: it cannot wait, so a full outbound queue drops the line.
     pub(crate) fn send_log(&self, level: LoggingLevel, logger: Option<&str>, data: Value) {
-        self.inner.session.try_send(log_message(level, logger, data));
+        outgoing::try_send(&self.inner.sink, log_message(level, logger, data));
     }
 }
 
@@ -168,7 +184,8 @@ fn log_message(level: LoggingLevel, logger: Option<&str>, data: Value) -> Vec<u8
 /// or when it is marked `#[mcp(inject)]`; implement this trait for your own injected types.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be injected into a handler",
-    note = "injected parameters are runtime types such as `Context`; remove `#[mcp(inject)]` to read this parameter from the arguments"
+    label = "not provided by the runtime",
+    note = "injected parameters are runtime types such as `Context` and `CancellationToken`, or your own types that implement `mcp_runtime::FromContext`; remove `#[mcp(inject)]` to read this parameter from the arguments"
 )]
 pub trait FromContext: Sized {
     /// Extracts the value, or fails the call with an error result.

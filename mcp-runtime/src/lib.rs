@@ -22,6 +22,7 @@
 //! See `docs/ARCHITECTURE.md` in the repository for how the layers fit together.
 #![warn(missing_docs)]
 
+mod client;
 mod content;
 mod context;
 mod engine;
@@ -32,16 +33,22 @@ mod protocol;
 mod registry;
 mod router;
 mod server;
+mod state;
 pub mod testing;
 mod tool;
 mod transport;
 
+pub use client::{
+    ClientError, Elicitation, ElicitationSchemaError, ModelPreferences, Root, RootsError, Sampled, Sampling,
+    SamplingMessage, elicitation_schema_for,
+};
 pub use content::{Annotations, Audio, Content, EmbeddedResource, Image, ResourceContents, ResourceLink, Role, Text};
 pub use context::{Context, FromContext};
 pub use error::{Error, Result};
 pub use logging::LoggingLevel;
 pub use protocol::ProtocolVersion;
-pub use server::{Implementation, Server};
+pub use server::{Implementation, Server, ServerHandle};
+pub use state::{SessionState, State};
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{CallToolResult, Icon, IntoToolResult, Json, ToolDef, ToolSet};
 
@@ -82,9 +89,6 @@ pub mod __private {
     pub use serde_json;
     pub use tokio;
 
-    /// Fails to compile, on the return type, when it is not a tool result.
-    pub fn assert_tool_output<T: crate::IntoToolResult>() {}
-
     /// Fails to compile, on the parameter's type, when it cannot be a tool argument.
     pub fn assert_tool_parameter<T: ToolParameter>() {}
 
@@ -102,21 +106,5 @@ pub mod __private {
             i += 1;
         }
         true
-    }
-
-    /// The index of the first name that repeats an earlier one, or `usize::MAX`.
-    pub const fn first_duplicate(names: &[&str]) -> usize {
-        let mut i = 0;
-        while i < names.len() {
-            let mut j = 0;
-            while j < i {
-                if str_eq(names[i], names[j]) {
-                    return i;
-                }
-                j += 1;
-            }
-            i += 1;
-        }
-        usize::MAX
     }
 }

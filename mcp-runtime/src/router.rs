@@ -4,7 +4,7 @@ use crate::engine::session::{ClientState, Session};
 use crate::jsonrpc::{ErrorObject, code};
 use crate::logging::LoggingLevel;
 use crate::protocol::{InitializeParams, InitializeResult, ProtocolVersion};
-use crate::server::ServerCore;
+use crate::registry::Registry;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -51,35 +51,41 @@ pub(crate) fn parse_params<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>)
     serde_json::from_str(json).map_err(|err| ErrorObject::invalid_params(format!("Invalid params: {err}")))
 }
 
-pub(crate) fn initialize(
-    server: &ServerCore,
-    session: &Session,
-    params: Option<&RawValue>,
-) -> Result<Reply<'static>, ErrorObject> {
+pub(crate) fn initialize(session: &Session, params: Option<&RawValue>) -> Result<Reply<'static>, ErrorObject> {
     let params: InitializeParams = parse_params(params)?;
     let version = ProtocolVersion::negotiate(&params.protocol_version);
     let client = ClientState { version, info: params.client_info, capabilities: params.capabilities };
     if !session.set_client(client) {
         return Err(ErrorObject::new(code::INVALID_REQUEST, "Invalid Request: the session is already initialized"));
     }
+    let server = &session.server;
     let result = InitializeResult {
         protocol_version: version.as_str(),
-        capabilities: &server.capabilities,
+        capabilities: &capabilities(&server.catalog.snapshot()),
         server_info: &server.info,
         instructions: server.instructions.as_deref(),
     };
     to_reply(&result)
 }
 
+/// Capabilities follow from what is registered: nothing to declare twice.
+fn capabilities(registry: &Registry) -> serde_json::Value {
+    let mut capabilities = serde_json::json!({ "logging": {} });
+    if !registry.tools.is_empty() {
+        capabilities["tools"] = serde_json::json!({ "listChanged": true });
+    }
+    capabilities
+}
+
 pub(crate) fn route<'a>(
-    server: &'a ServerCore,
+    registry: &'a Registry,
     session: &Session,
     method: &str,
     params: Option<&RawValue>,
 ) -> Result<Reply<'a>, ErrorObject> {
     match method {
         "tools/list" => {
-            let page = server.tools.page(parse_params::<Paginated>(params)?.cursor.as_deref())?;
+            let page = registry.tools.page(parse_params::<Paginated>(params)?.cursor.as_deref())?;
             Ok(Reply::Shared(page))
         }
         "logging/setLevel" => {

@@ -2,11 +2,11 @@
 //! connection shares.
 
 use crate::error::{Error, Result};
-use crate::registry::ToolRegistry;
+use crate::registry::Catalog;
+use crate::state::TypeMap;
 use crate::tool::ToolSet;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
 /// A name and version: the server's `serverInfo`, or the client's `clientInfo`.
@@ -47,6 +47,9 @@ pub struct Server {
     page_size: Option<usize>,
     shutdown_grace: Duration,
     max_message_size: usize,
+    client_request_timeout: Duration,
+    state: TypeMap,
+    running: Arc<OnceLock<Weak<ServerCore>>>,
 }
 
 impl Server {
@@ -59,7 +62,15 @@ impl Server {
             page_size: None,
             shutdown_grace: Duration::from_millis(500),
             max_message_size: 4 * 1024 * 1024,
+            client_request_timeout: Duration::from_secs(300),
+            state: TypeMap::default(),
+            running: Arc::default(),
         }
+    }
+
+    /// A handle to change what the server offers while it runs (clients are notified).
+    pub fn handle(&self) -> ServerHandle {
+        ServerHandle { running: Arc::clone(&self.running) }
     }
 
     /// A human-readable title for `serverInfo`.
@@ -77,6 +88,13 @@ impl Server {
     /// Adds tools, usually `tools![a, b, c]`. They are listed in this order.
     pub fn tools(mut self, tools: ToolSet) -> Self {
         self.tools.tools.extend(tools.tools);
+        self
+    }
+
+    /// Registers shared state that handlers receive as a [`State<T>`](crate::State) parameter
+    /// (one value per type; a second call with the same type replaces the first).
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.state.insert(value);
         self
     }
 
@@ -100,29 +118,63 @@ impl Server {
         self
     }
 
+    /// How long a request to the client (sampling, elicitation, roots) may wait for its answer
+    /// unless the call sets its own limit (default 5 minutes: a person may be answering).
+    pub fn client_request_timeout(mut self, timeout: Duration) -> Self {
+        self.client_request_timeout = timeout;
+        self
+    }
+
     /// Serves one client over stdin/stdout until stdin closes, the client sends `exit`, or the
     /// process gets SIGINT/SIGTERM.
     pub async fn serve_stdio(self) -> Result<()> {
-        crate::transport::stdio::serve(Arc::new(self.build()?)).await
+        crate::transport::stdio::serve(self.build()?).await
     }
 
-    pub(crate) fn build(self) -> Result<ServerCore> {
-        let tools = ToolRegistry::new(self.tools.tools, self.page_size)?;
-        let mut capabilities = json!({ "logging": {} });
-        if !tools.is_empty() {
-            capabilities["tools"] = json!({});
-        }
+    pub(crate) fn build(self) -> Result<Arc<ServerCore>> {
         if self.max_message_size == 0 {
             return Err(Error::msg("max_message_size must be positive"));
         }
-        Ok(ServerCore {
+        let core = Arc::new(ServerCore {
             info: self.info,
             instructions: self.instructions,
-            capabilities,
-            tools,
+            catalog: Catalog::new(self.tools.tools, self.page_size)?,
             shutdown_grace: self.shutdown_grace,
             max_message_size: self.max_message_size,
-        })
+            client_request_timeout: self.client_request_timeout,
+            state: self.state,
+        });
+        let _ = self.running.set(Arc::downgrade(&core));
+        Ok(core)
+    }
+}
+
+/// Changes what a running server offers; every connected client gets a `list_changed`
+/// notification. Get one from [`Server::handle`] before serving, or from a [`Context`](crate::Context).
+#[derive(Clone)]
+pub struct ServerHandle {
+    running: Arc<OnceLock<Weak<ServerCore>>>,
+}
+
+impl ServerHandle {
+    pub(crate) fn of(core: &Arc<ServerCore>) -> Self {
+        let running = OnceLock::new();
+        let _ = running.set(Arc::downgrade(core));
+        Self { running: Arc::new(running) }
+    }
+
+    fn core(&self) -> Result<Arc<ServerCore>> {
+        self.running.get().and_then(Weak::upgrade).ok_or_else(|| Error::msg("the server is not running"))
+    }
+
+    /// Adds tools; fails if one has the name of a tool already offered.
+    pub fn add_tools(&self, tools: ToolSet) -> Result<()> {
+        self.core()?.catalog.change_tools(tools.tools, &[])
+    }
+
+    /// Removes the tools with these names (unknown names are ignored).
+    pub fn remove_tools(&self, names: &[&str]) -> Result<()> {
+        self.core()?.catalog.change_tools(Vec::new(), names)
     }
 }
 
@@ -130,8 +182,9 @@ impl Server {
 pub(crate) struct ServerCore {
     pub info: Implementation,
     pub instructions: Option<String>,
-    pub capabilities: Value,
-    pub tools: ToolRegistry,
+    pub catalog: Catalog,
     pub shutdown_grace: Duration,
     pub max_message_size: usize,
+    pub client_request_timeout: Duration,
+    pub state: TypeMap,
 }

@@ -22,9 +22,10 @@
 //! ```
 
 use crate::engine::Connection;
+use crate::engine::outgoing::{Outgoing, Sink};
 use crate::jsonrpc::{ErrorObject, RequestId};
 use crate::protocol::ProtocolVersion;
-use crate::server::Server;
+use crate::server::{Server, ServerCore};
 use crate::tool::CallToolResult;
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -38,6 +39,89 @@ const TIMEOUT: Duration = Duration::from_secs(10);
 
 type Pending = Arc<Mutex<HashMap<RequestId, (String, oneshot::Sender<Value>)>>>;
 
+/// Answers the server's requests to the client (`sampling/createMessage`, `elicitation/create`,
+/// `roots/list`): given the method and params, the result or error to send back, or `None` to
+/// never answer (to test timeouts).
+pub type RequestHandler = Arc<dyn Fn(&str, &Value) -> Option<Result<Value, ErrorObject>> + Send + Sync>;
+
+/// How a [`TestClient`] introduces itself and answers the server.
+#[derive(Clone)]
+pub struct ClientOptions {
+    version: String,
+    capabilities: Value,
+    handler: Option<RequestHandler>,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        Self { version: ProtocolVersion::LATEST.as_str().to_owned(), capabilities: json!({}), handler: None }
+    }
+}
+
+impl ClientOptions {
+    /// The protocol version to ask for.
+    pub fn version(mut self, version: &str) -> Self {
+        self.version = version.to_owned();
+        self
+    }
+
+    /// The capabilities to declare (e.g. `{"sampling": {}, "elicitation": {}, "roots": {}}`).
+    pub fn capabilities(mut self, capabilities: Value) -> Self {
+        self.capabilities = capabilities;
+        self
+    }
+
+    /// Answers the server's requests with `handler`.
+    pub fn on_request(
+        mut self,
+        handler: impl Fn(&str, &Value) -> Option<Result<Value, ErrorObject>> + Send + Sync + 'static,
+    ) -> Self {
+        self.handler = Some(Arc::new(handler));
+        self
+    }
+
+    /// Connects and completes the handshake.
+    pub async fn connect(self, server: Server) -> TestClient {
+        self.connect_to(&TestServer::start(server)).await
+    }
+
+    /// Connects to a server that other clients may share, and completes the handshake.
+    pub async fn connect_to(self, server: &TestServer) -> TestClient {
+        let client = TestClient::connect_core(Arc::clone(&server.core), self.handler);
+        let params = json!({
+            "protocolVersion": self.version,
+            "capabilities": self.capabilities,
+            "clientInfo": {"name": "mcp-runtime-test-client", "version": env!("CARGO_PKG_VERSION")},
+        });
+        if let Err(err) = client.request("initialize", params).await {
+            panic!("initialize failed: {err:?}");
+        }
+        client.notify("notifications/initialized", json!({})).await;
+        client
+    }
+}
+
+/// A server built once that several [`TestClient`]s can connect to (each is its own session,
+/// sharing the server's state and tools).
+pub struct TestServer {
+    core: Arc<ServerCore>,
+}
+
+impl TestServer {
+    /// Builds the server.
+    ///
+    /// # Panics
+    /// If the server's configuration is invalid (e.g. two tools share a name).
+    pub fn start(server: Server) -> Self {
+        Self { core: server.build().unwrap_or_else(|err| panic!("invalid server: {err}")) }
+    }
+
+    /// A new session, handshake done.
+    pub async fn connect(&self) -> TestClient {
+        ClientOptions::default().connect_to(self).await
+    }
+}
+
 /// One message the server sent, with the method of the request it answers (for responses).
 #[derive(Clone, Debug)]
 pub struct ServerMessage {
@@ -50,7 +134,8 @@ pub struct ServerMessage {
 /// An in-process MCP client connected to one server. Its methods panic when the server
 /// does not answer within 10 seconds: it is meant for tests.
 pub struct TestClient {
-    connection: Connection,
+    connection: Arc<Connection>,
+    sink: Sink,
     next_id: AtomicI64,
     pending: Pending,
     unmatched: tokio::sync::Mutex<mpsc::UnboundedReceiver<Value>>,
@@ -65,17 +150,13 @@ impl TestClient {
 
     /// Connects and completes the handshake asking for `version`.
     pub async fn connect_with_version(server: Server, version: &str) -> Self {
-        let client = Self::connect_uninitialized(server);
-        let params = json!({
-            "protocolVersion": version,
-            "capabilities": {},
-            "clientInfo": {"name": "mcp-runtime-test-client", "version": env!("CARGO_PKG_VERSION")},
-        });
-        if let Err(err) = client.request("initialize", params).await {
-            panic!("initialize failed: {err:?}");
-        }
-        client.notify("notifications/initialized", json!({})).await;
-        client
+        Self::options().version(version).connect(server).await
+    }
+
+    /// Options for a client with capabilities and answers to the server's requests:
+    /// `TestClient::options().capabilities(json!({"sampling": {}})).on_request(...).connect(server)`.
+    pub fn options() -> ClientOptions {
+        ClientOptions::default()
     }
 
     /// Connects without the handshake, to test the lifecycle itself.
@@ -83,14 +164,19 @@ impl TestClient {
     /// # Panics
     /// If the server's configuration is invalid (e.g. two tools share a name).
     pub fn connect_uninitialized(server: Server) -> Self {
-        let core = Arc::new(server.build().unwrap_or_else(|err| panic!("invalid server: {err}")));
-        let (out_tx, mut out_rx) = mpsc::channel::<Vec<u8>>(1024);
+        Self::connect_core(TestServer::start(server).core, None)
+    }
+
+    fn connect_core(core: Arc<ServerCore>, handler: Option<RequestHandler>) -> Self {
+        let (out_tx, mut out_rx) = mpsc::channel::<Outgoing>(1024);
         let (unmatched_tx, unmatched_rx) = mpsc::unbounded_channel();
         let pending: Pending = Arc::default();
         let transcript: Arc<Mutex<Vec<ServerMessage>>> = Arc::default();
         let (pending_in, transcript_in) = (Arc::clone(&pending), Arc::clone(&transcript));
+        let connection = Arc::new(Connection::new(core, out_tx.clone()));
+        let (weak_connection, answer_sink) = (Arc::downgrade(&connection), out_tx.clone());
         tokio::spawn(async move {
-            while let Some(bytes) = out_rx.recv().await {
+            while let Some(Outgoing { bytes, .. }) = out_rx.recv().await {
                 let message: Value = serde_json::from_slice(&bytes).expect("the server sent invalid JSON");
                 let waiter = is_response(&message)
                     .then(|| message.get("id").and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok()))
@@ -98,6 +184,21 @@ impl TestClient {
                     .and_then(|id| pending_in.lock().unwrap().remove(&id));
                 let answers = waiter.as_ref().map(|(method, _)| method.clone());
                 transcript_in.lock().unwrap().push(ServerMessage { message: message.clone(), answers });
+                if let (Some(method), Some(id)) = (message.get("method").and_then(Value::as_str), message.get("id")) {
+                    let answer = match &handler {
+                        Some(handler) => handler(method, &message["params"]),
+                        None => Some(Err(ErrorObject::new(-32601, format!("Method not found: {method}")))),
+                    };
+                    let reply = match answer {
+                        Some(Ok(result)) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                        Some(Err(error)) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
+                        None => continue,
+                    };
+                    if let Some(connection) = weak_connection.upgrade() {
+                        connection.receive(reply.to_string().as_bytes(), &answer_sink).await;
+                    }
+                    continue;
+                }
                 match waiter {
                     Some((_, waiter)) => {
                         let _ = waiter.send(message);
@@ -109,7 +210,8 @@ impl TestClient {
             }
         });
         Self {
-            connection: Connection::new(core, out_tx),
+            connection,
+            sink: out_tx,
             next_id: AtomicI64::new(1),
             pending,
             unmatched: tokio::sync::Mutex::new(unmatched_rx),
@@ -162,7 +264,7 @@ impl TestClient {
 
     /// Sends arbitrary bytes (e.g. invalid UTF-8) as one message.
     pub async fn send_bytes(&self, message: &[u8]) {
-        self.connection.receive(message).await;
+        self.connection.receive(message, &self.sink).await;
     }
 
     /// The next message that is not an answer to one of this client's pending requests:

@@ -125,7 +125,7 @@ async fn initialize_negotiates_each_known_version_and_falls_back_to_the_latest()
     assert_eq!(result["serverInfo"]["name"], "mcp-tests", "serverInfo names the user's crate");
     assert_eq!(result["serverInfo"]["version"], "0.0.0");
     assert_eq!(result["instructions"], "test instructions");
-    assert_eq!(result["capabilities"], json!({"tools": {}, "logging": {}}));
+    assert_eq!(result["capabilities"], json!({"tools": {"listChanged": true}, "logging": {}}));
     assert_valid(&client);
 }
 
@@ -381,6 +381,20 @@ async fn tracing_events_inside_a_tool_reach_the_client() {
     assert_eq!(logs[0]["params"]["level"], "warning");
     assert_eq!(logs[0]["params"]["data"], "from tracing answer=42");
     assert_eq!(logs[0]["params"]["logger"], "protocol");
+    assert_valid(&client);
+}
+
+#[tokio::test]
+async fn tools_added_at_run_time_are_announced_and_callable() {
+    let client = TestClient::connect(server().tools(tools![add_late_tool])).await;
+    assert_eq!(client.call_tool("add_late_tool", json!({})).await.unwrap().text(), Some("added"));
+    let announced = client.next_message().await;
+    assert_eq!(announced["method"], "notifications/tools/list_changed");
+    let names: Vec<Value> = client.list_tools().await.unwrap().iter().map(|t| t["name"].clone()).collect();
+    assert_eq!(names.last(), Some(&json!("late")));
+    assert_eq!(client.call_tool("late", json!({})).await.unwrap().text(), Some("late but here"));
+    let again = client.call_tool("add_late_tool", json!({})).await.unwrap();
+    assert!(again.is_error, "a second `late` is refused: {again:?}");
     assert_valid(&client);
 }
 

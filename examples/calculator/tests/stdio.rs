@@ -11,10 +11,11 @@ async fn serves_the_handshake_tools_and_errors_then_exits_on_eof() {
     let mut server = StdioServer::spawn(BIN);
     let init = server.initialize("2025-11-25").await;
     assert_eq!(init["serverInfo"]["name"], "calculator");
-    assert_eq!(init["capabilities"]["tools"], json!({}));
+    assert_eq!(init["capabilities"]["tools"], json!({"listChanged": true}));
 
     let (list, _) = server.request(1, "tools/list", json!({})).await;
-    let names: Vec<&str> = list["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> =
+        list["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["add", "subtract", "multiply", "divide"]);
 
     let (sum, _) = server.request(2, "tools/call", json!({"name": "add", "arguments": {"a": 2, "b": 3}})).await;

@@ -22,7 +22,7 @@ pub(crate) struct Param {
 }
 
 /// Types the runtime injects, recognised by the last segment of their path.
-const INJECTED_TYPES: &[&str] = &["Context", "CancellationToken"];
+const INJECTED_TYPES: &[&str] = &["Context", "CancellationToken", "State", "SessionState"];
 
 impl ToolFn {
     /// Reads the function. Parameter shapes that cannot be modelled are reported to `errors`

@@ -1,16 +1,18 @@
-//! One client connection's state: what it negotiated, its log level, its requests in flight,
-//! and the queue of messages to send it.
+//! One client session's state: what it negotiated, its log level, requests in flight both
+//! ways, and the sink for messages not tied to a request (list changes, resource updates).
 
-use crate::jsonrpc::{self, RequestId};
+use super::outgoing::{self, Sink};
+use crate::client::Root;
+use crate::jsonrpc::{self, ErrorObject, RequestId};
 use crate::logging::LoggingLevel;
 use crate::protocol::ProtocolVersion;
-use crate::server::Implementation;
+use crate::server::{Implementation, ServerCore};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::sync::{Mutex, OnceLock};
-use tokio::sync::mpsc;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 /// What the client said about itself in `initialize`.
@@ -21,22 +23,42 @@ pub(crate) struct ClientState {
     pub capabilities: Map<String, Value>,
 }
 
+type ClientAnswer = Result<Value, ErrorObject>;
+
 pub(crate) struct Session {
-    outbound: mpsc::Sender<Vec<u8>>,
+    pub server: Arc<ServerCore>,
+    /// For messages that answer no particular request.
+    pub unsolicited: Sink,
     client: OnceLock<ClientState>,
     initialized: AtomicBool,
     log_level: AtomicU8,
     in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
+    next_request_id: AtomicI64,
+    awaiting_client: Mutex<HashMap<RequestId, oneshot::Sender<ClientAnswer>>>,
+    /// The client's roots, and a generation bumped by `notifications/roots/list_changed`
+    /// so an answer that raced with a change is not cached.
+    roots: Mutex<(u64, Option<Vec<Root>>)>,
+    /// Values of [`SessionState`](crate::SessionState).
+    pub state: crate::state::SessionValues,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Session {
-    pub fn new(outbound: mpsc::Sender<Vec<u8>>) -> Self {
+    pub fn new(server: Arc<ServerCore>, unsolicited: Sink) -> Self {
         Self {
-            outbound,
+            server,
+            unsolicited,
             client: OnceLock::new(),
             initialized: AtomicBool::new(false),
             log_level: AtomicU8::new(LoggingLevel::Info as u8),
             in_flight: Mutex::new(HashMap::new()),
+            next_request_id: AtomicI64::new(1),
+            awaiting_client: Mutex::new(HashMap::new()),
+            roots: Mutex::new((0, None)),
+            state: Mutex::default(),
         }
     }
 
@@ -53,6 +75,11 @@ impl Session {
         self.initialized.store(true, Ordering::Release);
     }
 
+    /// Whether the client finished the handshake (sent `notifications/initialized`).
+    pub fn is_initialized(&self) -> bool {
+        self.initialized.load(Ordering::Acquire)
+    }
+
     pub fn log_level(&self) -> LoggingLevel {
         LoggingLevel::from_u8(self.log_level.load(Ordering::Relaxed))
     }
@@ -61,26 +88,13 @@ impl Session {
         self.log_level.store(level as u8, Ordering::Relaxed);
     }
 
-    /// Queues a message, waiting while the queue is full (backpressure from a slow client).
-    /// A closed transport drops it: nobody is left to read it.
-    pub async fn send(&self, message: Vec<u8>) {
-        let _ = self.outbound.send(message).await;
-    }
-
-    /// Queues a message without waiting; drops it when the queue is full.
-    pub fn try_send(&self, message: Vec<u8>) {
-        if self.outbound.try_send(message).is_err() {
-            tracing::debug!("outbound queue full or closed: a log message was dropped");
-        }
-    }
-
-    pub async fn notify(&self, method: &str, params: &(impl Serialize + ?Sized)) {
-        self.send(jsonrpc::encode_notification(method, params)).await
+    pub async fn notify(&self, sink: &Sink, method: &str, params: &(impl Serialize + ?Sized)) {
+        outgoing::send(sink, jsonrpc::encode_notification(method, params), false).await
     }
 
     /// Registers a request in flight; `None` if a request with the same id is still running.
     pub fn begin(&self, id: &RequestId) -> Option<CancellationToken> {
-        let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+        let mut in_flight = lock(&self.in_flight);
         if in_flight.contains_key(id) {
             return None;
         }
@@ -91,24 +105,102 @@ impl Session {
 
     /// Ends a request; `true` if its answer is still wanted (it was not cancelled).
     pub fn finish(&self, id: &RequestId) -> bool {
-        self.in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(id).is_some()
+        lock(&self.in_flight).remove(id).is_some()
     }
 
     /// Cancels a request in flight: its handler is dropped and no answer is sent.
     pub fn cancel(&self, id: &RequestId) {
-        if let Some(token) = self.in_flight.lock().unwrap_or_else(|e| e.into_inner()).remove(id) {
+        if let Some(token) = lock(&self.in_flight).remove(id) {
             token.cancel();
         }
     }
 
-    /// Cancels every request in flight (the connection is going away).
+    /// Cancels every request in flight and abandons requests to the client (the connection
+    /// is going away).
     pub fn cancel_all(&self) {
-        for (_, token) in self.in_flight.lock().unwrap_or_else(|e| e.into_inner()).drain() {
+        for (_, token) in lock(&self.in_flight).drain() {
             token.cancel();
         }
+        lock(&self.awaiting_client).clear();
     }
 
     pub fn in_flight_count(&self) -> usize {
-        self.in_flight.lock().unwrap_or_else(|e| e.into_inner()).len()
+        lock(&self.in_flight).len()
+    }
+
+    pub fn cached_roots(&self) -> Option<Vec<Root>> {
+        lock(&self.roots).1.clone()
+    }
+
+    pub fn roots_generation(&self) -> u64 {
+        lock(&self.roots).0
+    }
+
+    pub fn cache_roots(&self, generation: u64, roots: Vec<Root>) {
+        let mut cache = lock(&self.roots);
+        if cache.0 == generation {
+            cache.1 = Some(roots);
+        }
+    }
+
+    pub fn invalidate_roots(&self) {
+        let mut cache = lock(&self.roots);
+        *cache = (cache.0 + 1, None);
+    }
+
+    /// Sends a request to the client on `sink` and waits for its answer (`None`: the session
+    /// ended first). Dropping the returned future (the handler was cancelled, or timed out)
+    /// tells the client to stop.
+    pub async fn request_client(
+        &self,
+        sink: &Sink,
+        method: &str,
+        params: &(impl Serialize + ?Sized),
+    ) -> Option<ClientAnswer> {
+        let id = RequestId::Number(self.next_request_id.fetch_add(1, Ordering::Relaxed));
+        let (tx, rx) = oneshot::channel();
+        lock(&self.awaiting_client).insert(id.clone(), tx);
+        let guard = AwaitingClient { session: self, sink, id: Some(id.clone()) };
+        outgoing::send(sink, jsonrpc::encode_request(&id, method, params), false).await;
+        let answer = rx.await.ok();
+        guard.disarm();
+        answer
+    }
+
+    /// Routes the client's answer to the request waiting for it; `false` if none is.
+    pub fn resolve_client_request(&self, id: &RequestId, answer: ClientAnswer) -> bool {
+        match lock(&self.awaiting_client).remove(id) {
+            Some(waiter) => waiter.send(answer).is_ok(),
+            None => false,
+        }
+    }
+}
+
+/// Cleans up a server-to-client request that was abandoned before its answer came.
+struct AwaitingClient<'a> {
+    session: &'a Session,
+    sink: &'a Sink,
+    id: Option<RequestId>,
+}
+
+impl AwaitingClient<'_> {
+    fn disarm(mut self) {
+        self.id = None;
+    }
+}
+
+impl Drop for AwaitingClient<'_> {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        if lock(&self.session.awaiting_client).remove(&id).is_some() {
+            #[derive(Serialize)]
+            #[serde(rename_all = "camelCase")]
+            struct Cancelled<'a> {
+                request_id: &'a RequestId,
+                reason: &'static str,
+            }
+            let params = Cancelled { request_id: &id, reason: "the server no longer needs the answer" };
+            outgoing::try_send(self.sink, jsonrpc::encode_notification("notifications/cancelled", &params));
+        }
     }
 }

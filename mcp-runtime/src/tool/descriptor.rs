@@ -3,6 +3,7 @@
 use super::{CallToolResult, Icon, ToolAnnotations};
 use crate::context::Context;
 use futures_util::future::BoxFuture;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -27,6 +28,37 @@ pub struct ToolDescriptor {
     pub output_schema: fn() -> Option<Map<String, Value>>,
     /// Runs the tool on raw arguments (absent arguments are `None`).
     pub call: fn(Option<Box<RawValue>>, Context) -> BoxFuture<'static, CallToolResult>,
+}
+
+impl ToolDescriptor {
+    /// The tool as `tools/list` shows it.
+    pub(crate) fn wire(&self) -> impl Serialize + '_ {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Wire<'a> {
+            name: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            title: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            description: Option<&'a str>,
+            input_schema: Map<String, Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            output_schema: Option<Map<String, Value>>,
+            #[serde(skip_serializing_if = "ToolAnnotations::is_empty")]
+            annotations: ToolAnnotations,
+            #[serde(skip_serializing_if = "<[_]>::is_empty")]
+            icons: &'a [Icon],
+        }
+        Wire {
+            name: self.name,
+            title: self.title,
+            description: self.description,
+            input_schema: (self.input_schema)(),
+            output_schema: (self.output_schema)(),
+            annotations: self.annotations,
+            icons: self.icons,
+        }
+    }
 }
 
 /// Deserializes a call's arguments into the generated argument struct; a failure is a tool

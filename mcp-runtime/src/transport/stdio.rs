@@ -5,6 +5,7 @@
 //! shutdown, so a server would hang on SIGTERM until the client wrote one more line.
 //! The writer drains everything queued before each flush, so bursts cost one write.
 
+use crate::engine::outgoing::Outgoing;
 use crate::engine::{Connection, Flow};
 use crate::error::Result;
 use crate::jsonrpc::{ErrorObject, code};
@@ -26,7 +27,7 @@ enum Frame {
 }
 
 pub(crate) async fn serve(server: Arc<ServerCore>) -> Result<()> {
-    let (out_tx, out_rx) = mpsc::channel::<Vec<u8>>(OUTBOUND_QUEUE);
+    let (out_tx, out_rx) = mpsc::channel::<Outgoing>(OUTBOUND_QUEUE);
     let written = spawn_writer(out_rx);
     let (in_tx, mut in_rx) = mpsc::channel::<Frame>(64);
     spawn_reader(server.max_message_size, in_tx)?;
@@ -36,19 +37,20 @@ pub(crate) async fn serve(server: Arc<ServerCore>) -> Result<()> {
 
     let limit = server.max_message_size;
     let connection = Connection::new(server, out_tx.clone());
+    let sink = &out_tx;
     let shutdown = shutdown_signal();
     tokio::pin!(shutdown);
     loop {
         tokio::select! {
             frame = in_rx.recv() => match frame {
                 Some(Frame::Message(bytes)) => {
-                    if connection.receive(&bytes).await == Flow::Exit {
+                    if connection.receive(&bytes, sink).await == Flow::Exit {
                         break;
                     }
                 }
                 Some(Frame::TooLarge) => {
                     let message = format!("Invalid Request: message larger than the {limit}-byte limit; it was skipped");
-                    connection.reject(ErrorObject::new(code::INVALID_REQUEST, message)).await;
+                    connection.reject(ErrorObject::new(code::INVALID_REQUEST, message), sink).await;
                 }
                 None => break, // stdin closed
             },
@@ -61,12 +63,12 @@ pub(crate) async fn serve(server: Arc<ServerCore>) -> Result<()> {
     connection.drain().await;
     // An empty message tells the writer to flush and stop: user code may still hold a
     // `Context`, so the queue itself may never close.
-    let _ = out_tx.send(Vec::new()).await;
+    let _ = out_tx.send(Outgoing { bytes: Vec::new(), is_response: false }).await;
     let _ = tokio::time::timeout(FLUSH_TIMEOUT, written).await;
     Ok(())
 }
 
-fn spawn_writer(mut outbound: mpsc::Receiver<Vec<u8>>) -> oneshot::Receiver<()> {
+fn spawn_writer(mut outbound: mpsc::Receiver<Outgoing>) -> oneshot::Receiver<()> {
     let (done_tx, done_rx) = oneshot::channel();
     std::thread::Builder::new()
         .name("mcp-stdout".into())
@@ -75,8 +77,8 @@ fn spawn_writer(mut outbound: mpsc::Receiver<Vec<u8>>) -> oneshot::Receiver<()> 
             let mut out = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
             'serve: while let Some(message) = outbound.blocking_recv() {
                 let mut next = Some(message);
-                while let Some(message) = next.take() {
-                    if message.is_empty() || out.write_all(&message).and_then(|()| out.write_all(b"\n")).is_err() {
+                while let Some(Outgoing { bytes, .. }) = next.take() {
+                    if bytes.is_empty() || out.write_all(&bytes).and_then(|()| out.write_all(b"\n")).is_err() {
                         break 'serve;
                     }
                     next = outbound.try_recv().ok();

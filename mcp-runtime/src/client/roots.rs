@@ -1,0 +1,132 @@
+//! `roots/list`: the folders the client lets the server work in, and a path check against them.
+
+use super::{ClientError, without_meta};
+use crate::context::Context;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A root the client exposes (a `file://` URI, usually a folder).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Root {
+    /// The root's URI.
+    pub uri: String,
+    /// A display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+impl Root {
+    /// The local path of a `file://` root.
+    pub fn path(&self) -> Option<PathBuf> {
+        let rest = self.uri.strip_prefix("file://")?;
+        let path = rest.strip_prefix("localhost").unwrap_or(rest);
+        Some(PathBuf::from(percent_decode(path)?))
+    }
+}
+
+fn percent_decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// Why a path was refused by [`Context::resolve_in_roots`].
+#[derive(Debug)]
+pub enum RootsError {
+    /// The roots could not be listed.
+    Client(ClientError),
+    /// The path (after resolving `..` and symlinks) is outside every root.
+    OutsideRoots(PathBuf),
+    /// The path could not be resolved (it or its parent does not exist).
+    Unresolvable(PathBuf, std::io::Error),
+}
+
+impl fmt::Display for RootsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Client(err) => write!(f, "cannot list the client's roots: {err}"),
+            Self::OutsideRoots(path) => write!(f, "{} is outside the folders the client shared", path.display()),
+            Self::Unresolvable(path, err) => write!(f, "cannot resolve {}: {err}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for RootsError {}
+
+#[derive(Deserialize)]
+struct ListRoots {
+    roots: Vec<Root>,
+}
+
+impl Context {
+    /// The client's roots (`roots/list`), cached for the session until the client sends
+    /// `notifications/roots/list_changed`. Needs the client's `roots` capability.
+    pub async fn roots(&self) -> Result<Vec<Root>, ClientError> {
+        let session = self.session();
+        if let Some(cached) = session.cached_roots() {
+            return Ok(cached);
+        }
+        let generation = session.roots_generation();
+        let answer: serde_json::Value =
+            self.ask_client(("roots", &["roots"]), "roots/list", &serde_json::json!({}), None).await?;
+        let list: ListRoots =
+            serde_json::from_value(without_meta(answer)).map_err(|e| ClientError::InvalidResponse(e.to_string()))?;
+        session.cache_roots(generation, list.roots.clone());
+        Ok(list.roots)
+    }
+
+    /// Resolves `path` (relative paths against the first root) and checks it lies inside one
+    /// of the client's roots after canonicalization, so neither `..` nor a symlink can escape.
+    /// A path that does not exist yet is checked through its parent folder.
+    pub async fn resolve_in_roots(&self, path: impl AsRef<Path>) -> Result<PathBuf, RootsError> {
+        let roots: Vec<PathBuf> =
+            self.roots().await.map_err(RootsError::Client)?.iter().filter_map(Root::path).collect();
+        let path = path.as_ref();
+        let joined = match (path.is_absolute(), roots.first()) {
+            (false, Some(first)) => first.join(path),
+            _ => path.to_path_buf(),
+        };
+        let resolved =
+            canonicalize_allowing_new_file(&joined).map_err(|e| RootsError::Unresolvable(joined.clone(), e))?;
+        let inside = roots.iter().filter_map(|root| root.canonicalize().ok()).any(|root| resolved.starts_with(&root));
+        if inside { Ok(resolved) } else { Err(RootsError::OutsideRoots(resolved)) }
+    }
+}
+
+fn canonicalize_allowing_new_file(path: &Path) -> std::io::Result<PathBuf> {
+    match path.canonicalize() {
+        Ok(resolved) => Ok(resolved),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else { return Err(err) };
+            if name == ".." {
+                return Err(err);
+            }
+            Ok(parent.canonicalize()?.join(name))
+        }
+        Err(err) => Err(err),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_uris_become_paths() {
+        let root = Root { uri: "file:///home/me/My%20Project".into(), name: None };
+        assert_eq!(root.path(), Some(PathBuf::from("/home/me/My Project")));
+        assert_eq!(Root { uri: "https://x".into(), name: None }.path(), None);
+    }
+}

@@ -1,0 +1,96 @@
+//! Application state a handler asks for by type: shared by the whole server ([`State`]) or
+//! kept per client session ([`SessionState`]).
+
+use crate::context::{Context, FromContext};
+use crate::tool::CallToolResult;
+use std::any::{Any, TypeId, type_name};
+use std::collections::HashMap;
+use std::ops::Deref;
+use std::sync::{Arc, Mutex};
+
+/// Values by type.
+#[derive(Default)]
+pub(crate) struct TypeMap(HashMap<TypeId, Arc<dyn Any + Send + Sync>>);
+
+impl TypeMap {
+    pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
+        self.0.insert(TypeId::of::<T>(), Arc::new(value));
+    }
+
+    pub fn get<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.0.get(&TypeId::of::<T>()).and_then(|v| Arc::clone(v).downcast().ok())
+    }
+
+    fn get_or_default<T: Default + Send + Sync + 'static>(&mut self) -> Arc<T> {
+        let value = self.0.entry(TypeId::of::<T>()).or_insert_with(|| Arc::new(T::default()));
+        Arc::clone(value).downcast().unwrap_or_else(|_| unreachable!("keyed by its own TypeId"))
+    }
+}
+
+/// Shared application state, registered once with [`Server::state`](crate::Server::state) and
+/// injected into any handler that takes a `State<T>` parameter:
+///
+/// ```no_run
+/// # use mcp_runtime::prelude::*;
+/// use mcp_runtime::State;
+/// use std::sync::atomic::{AtomicU64, Ordering};
+///
+/// #[derive(Default)]
+/// struct Counter {
+///     hits: AtomicU64,
+/// }
+///
+/// /// Counts calls across all clients.
+/// #[mcp_tool]
+/// fn hit(counter: State<Counter>) -> u64 {
+///     counter.hits.fetch_add(1, Ordering::Relaxed) + 1
+/// }
+///
+/// # async fn run() -> mcp_runtime::Result<()> {
+/// server!().state(Counter::default()).tools(tools![hit]).serve_stdio().await
+/// # }
+/// ```
+pub struct State<T>(pub Arc<T>);
+
+/// State kept per client session, created with `T::default()` the first time a handler of
+/// that session asks for it. Use interior mutability (`Mutex`, atomics) to change it.
+pub struct SessionState<T>(pub Arc<T>);
+
+macro_rules! deref_to_inner {
+    ($($wrapper:ident),*) => {$(
+        impl<T> Deref for $wrapper<T> {
+            type Target = T;
+            fn deref(&self) -> &T {
+                &self.0
+            }
+        }
+
+        impl<T> Clone for $wrapper<T> {
+            fn clone(&self) -> Self {
+                Self(Arc::clone(&self.0))
+            }
+        }
+    )*};
+}
+deref_to_inner!(State, SessionState);
+
+impl<T: Send + Sync + 'static> FromContext for State<T> {
+    fn from_context(ctx: &Context) -> Result<Self, CallToolResult> {
+        ctx.session().server.state.get::<T>().map(State).ok_or_else(|| {
+            tracing::error!("a handler asked for `State<{}>`, which was never registered", type_name::<T>());
+            CallToolResult::error(format!(
+                "server misconfiguration: no `{}` state was registered (call `.state(...)` on the server builder)",
+                type_name::<T>()
+            ))
+        })
+    }
+}
+
+impl<T: Default + Send + Sync + 'static> FromContext for SessionState<T> {
+    fn from_context(ctx: &Context) -> Result<Self, CallToolResult> {
+        Ok(SessionState(ctx.session().state.lock().unwrap_or_else(|e| e.into_inner()).get_or_default::<T>()))
+    }
+}
+
+/// Per-session values (see [`SessionState`]).
+pub(crate) type SessionValues = Mutex<TypeMap>;
