@@ -94,6 +94,19 @@ async fn traced() -> &'static str {
     "traced"
 }
 
+/// Adds the `late` tool to the running server.
+#[mcp_tool]
+fn add_late_tool(ctx: Context) -> Result<&'static str, mcp_runtime::Error> {
+    ctx.server().add_tools(tools![late])?;
+    Ok("added")
+}
+
+/// Arrives while the server runs.
+#[mcp_tool]
+fn late() -> &'static str {
+    "late but here"
+}
+
 fn server() -> Server {
     server!()
         .instructions("test instructions")
