@@ -24,9 +24,11 @@ pub(crate) fn tool(tool: &ToolFn, options: &ToolOptions) -> TokenStream {
         ReturnType::Default => ident.span(),
         ReturnType::Type(_, ty) => ty.span(),
     };
-    let assert_output = quote_spanned! {output_span=>
-        const _: fn() = ::mcp_runtime::__private::assert_tool_output::<#output_ty>;
-    };
+    // Both uses of the return type are spelled the same and spanned at it, so when it is not a
+    // tool result the compiler reports one error there (identical diagnostics are merged).
+    let output_trait = quote_spanned!(output_span=> <#output_ty as ::mcp_runtime::IntoToolResult>);
+    // Checked before the arguments struct, so a parameter type that is not `Deserialize` and
+    // `JsonSchema` gets our message first, on that type, ahead of the derives' errors.
     let assert_params = tool.params.iter().filter(|p| !p.injected).map(|p| {
         let ty = &p.ty;
         quote_spanned!(ty.span()=> const _: fn() = ::mcp_runtime::__private::assert_tool_parameter::<#ty>;)
@@ -41,6 +43,7 @@ pub(crate) fn tool(tool: &ToolFn, options: &ToolOptions) -> TokenStream {
         quote!(#field: #binding)
     });
     let call = if tool.is_async() { quote!(#ident(#(#bindings),*).await) } else { quote!(#ident(#(#bindings),*)) };
+    let into_result = quote_spanned!(output_span=> #output_trait::into_tool_result(#call));
 
     let input_schema = match &options.input_schema {
         Some(schema) => quote!(|| ::mcp_runtime::__private::verbatim_schema(#schema)),
@@ -72,7 +75,6 @@ pub(crate) fn tool(tool: &ToolFn, options: &ToolOptions) -> TokenStream {
         #vis struct #ident {}
 
         const _: () = {
-            #assert_output
             #(#assert_params)*
             #arguments
             #(#defaults)*
@@ -92,7 +94,7 @@ pub(crate) fn tool(tool: &ToolFn, options: &ToolOptions) -> TokenStream {
                                     ::core::result::Result::Err(error) => return error,
                                 };
                             #(#extract)*
-                            ::mcp_runtime::IntoToolResult::into_tool_result(#call)
+                            #into_result
                         })
                     }
                     ::mcp_runtime::__private::ToolDescriptor {
@@ -102,7 +104,7 @@ pub(crate) fn tool(tool: &ToolFn, options: &ToolOptions) -> TokenStream {
                         annotations: #annotations,
                         icons: &[#(#icons),*],
                         input_schema: #input_schema,
-                        output_schema: <#output_ty as ::mcp_runtime::IntoToolResult>::output_schema,
+                        output_schema: #output_trait::output_schema,
                         call,
                     }
                 }
@@ -142,7 +144,34 @@ fn default_fn_name(param: &Param) -> syn::Ident {
 fn default_fn(param: &Param) -> Option<TokenStream> {
     let default = param.options.default.as_ref()?;
     let (name, ty) = (default_fn_name(param), &param.ty);
-    Some(quote!(#[allow(non_snake_case)] fn #name() -> #ty { ::core::convert::Into::into(#default) }))
+    // `Into::into(10)` cannot infer the literal's type (it falls back to `i32`, and `u32` is not
+    // `From<i32>`), so a plain number for a number type is written as is.
+    let value = if is_number_literal_for(default, ty) {
+        quote!(#default)
+    } else {
+        quote!(::core::convert::Into::into(#default))
+    };
+    Some(quote!(#[allow(non_snake_case)] fn #name() -> #ty { #value }))
+}
+
+/// An unsuffixed integer (float) literal, maybe negated, for a primitive integer (float) type.
+fn is_number_literal_for(expr: &syn::Expr, ty: &syn::Type) -> bool {
+    const INTEGERS: &[&str] = &["u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize"];
+    let expr = match expr {
+        syn::Expr::Unary(syn::ExprUnary { op: syn::UnOp::Neg(_), expr, .. }) => &**expr,
+        expr => expr,
+    };
+    let syn::Type::Path(syn::TypePath { qself: None, path }) = ty else { return false };
+    let Some(ty) = path.get_ident().map(ToString::to_string) else { return false };
+    match expr {
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(lit), .. }) => {
+            lit.suffix().is_empty() && INTEGERS.contains(&ty.as_str())
+        }
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Float(lit), .. }) => {
+            lit.suffix().is_empty() && matches!(ty.as_str(), "f32" | "f64")
+        }
+        _ => false,
+    }
 }
 
 /// Binds an injected parameter from the context (arguments are bound by destructuring).
