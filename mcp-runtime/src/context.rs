@@ -130,6 +130,15 @@ impl Context {
         self.inner.session.notify(&self.inner.sink, "notifications/progress", &params).await;
     }
 
+    /// Streamable HTTP: closes the connection carrying this request's SSE stream now, without
+    /// ending the stream (SSE polling). The client reconnects with `GET` and `Last-Event-ID`
+    /// and receives what the request sends afterwards, its result included. Use it for long
+    /// calls behind proxies that cut idle connections. A no-op on stdio, in tests, and when the
+    /// request is answered with plain JSON.
+    pub fn close_sse_stream(&self) {
+        self.inner.session.close_stream(&self.inner.sink);
+    }
+
     /// Sends a log message to the client if its level lets `level` through.
     pub async fn log(&self, level: LoggingLevel, data: impl Into<Value>) {
         if self.wants_log(level) {

@@ -23,18 +23,22 @@
 #![warn(missing_docs)]
 
 mod client;
+mod completion;
 mod content;
 mod context;
 mod engine;
 mod error;
 mod jsonrpc;
 pub mod logging;
+mod prompt;
 mod protocol;
 mod registry;
+mod resource;
 mod router;
 mod server;
 mod state;
 pub mod testing;
+mod text_value;
 mod tool;
 mod transport;
 
@@ -42,21 +46,36 @@ pub use client::{
     ClientError, Elicitation, ElicitationSchemaError, ModelPreferences, Root, RootsError, Sampled, Sampling,
     SamplingMessage, elicitation_schema_for,
 };
+pub use completion::{Completer, Completion, CompletionRequest, IntoCompletion};
 pub use content::{Annotations, Audio, Content, EmbeddedResource, Image, ResourceContents, ResourceLink, Role, Text};
 pub use context::{Context, FromContext};
 pub use error::{Error, Result};
+pub use jsonrpc::{ErrorObject, RequestId};
 pub use logging::LoggingLevel;
+pub use prompt::{GetPromptResult, IntoPromptResult, PromptMessage, PromptSet};
 pub use protocol::ProtocolVersion;
+pub use resource::{
+    IntoReadResult, IntoResourceEntries, Lister, ReadResourceResult, ResourceEntry, ResourceNotFound, ResourceSet,
+};
 pub use server::{Implementation, Server, ServerHandle};
 pub use state::{SessionState, State};
 pub use tokio_util::sync::CancellationToken;
-pub use tool::{CallToolResult, Icon, IntoToolResult, Json, ToolDef, ToolSet};
+pub use tool::{CallToolResult, ConfirmationFallback, Icon, IntoToolResult, Json, ToolDef, ToolSet};
 
 /// Runs an `async fn main` on the runtime's multi-threaded tokio runtime, so a server needs no
 /// direct dependency on tokio.
 pub use mcp_macros::main;
+/// Marks a plain function as an MCP prompt: its parameters are the prompt's arguments.
+pub use mcp_macros::mcp_prompt;
+/// Marks a plain function as an MCP resource (`uri = "docs://readme"`) or resource template
+/// (`uri = "notes://{name}"`, whose variables bind to the parameters).
+pub use mcp_macros::mcp_resource;
 /// Marks a plain function as an MCP tool. See the crate documentation.
 pub use mcp_macros::mcp_tool;
+/// Builds a [`PromptSet`]: `prompts![review, summarize]`.
+pub use mcp_macros::prompts;
+/// Builds a [`ResourceSet`]: `resources![readme, note]`.
+pub use mcp_macros::resources;
 /// Builds a [`ToolSet`] from functions marked with `#[mcp_tool]`, rejecting duplicate names at
 /// compile time: `tools![add, math::divide]`.
 pub use mcp_macros::tools;
@@ -70,9 +89,19 @@ macro_rules! server {
     };
 }
 
+/// Streamable HTTP (feature `http`): [`Server::serve_http`] serves it; these types configure
+/// it and let you mount the endpoint in an application of your own.
+#[cfg(feature = "http")]
+pub mod http {
+    pub use crate::transport::http::{HttpConfig, McpBody, McpHttpService};
+}
+
 /// Everything a server file usually needs: `use mcp_runtime::prelude::*;`.
 pub mod prelude {
-    pub use crate::{CallToolResult, Content, Context, Json, LoggingLevel, Server, mcp_tool, server, tools};
+    pub use crate::{
+        CallToolResult, CompletionRequest, Content, Context, Json, LoggingLevel, PromptMessage, ResourceEntry,
+        ResourceNotFound, Server, mcp_prompt, mcp_resource, mcp_tool, prompts, resources, server, tools,
+    };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
 }
@@ -80,6 +109,10 @@ pub mod prelude {
 /// Items the macros expand to. Not a public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::completion::{CompleteFn, run_completer};
+    pub use crate::prompt::{PromptArgument, PromptDef, PromptDescriptor};
+    pub use crate::resource::{ListFn, ResourceDef, ResourceDescriptor, ResourceRequest, run_lister};
+    pub use crate::text_value::{ParseViaDeserialize, ParseViaFromStr, TextValue};
     pub use crate::tool::descriptor::{ToolDescriptor, parse_arguments};
     pub use crate::tool::schema::{input_schema_for, verbatim_schema};
     pub use crate::tool::{ToolAnnotations, ToolDef, ToolParameter};
@@ -88,6 +121,46 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
     pub use tokio;
+
+    use crate::{CallToolResult, Context, ErrorObject, GetPromptResult, ReadResourceResult};
+
+    /// A resource function's return value as a `resources/read` result or error.
+    pub fn read_result<T: crate::IntoReadResult>(
+        value: T,
+        uri: &str,
+        mime_type: Option<&str>,
+        ctx: &Context,
+    ) -> Result<ReadResourceResult, ErrorObject> {
+        value.into_read_result(uri, mime_type).map_err(|err| match err {
+            crate::resource::ResourceError::NotFound => {
+                crate::protocol::resource_not_found(uri, ctx.protocol_version())
+            }
+            crate::resource::ResourceError::Failed(message) => {
+                ErrorObject::new(crate::jsonrpc::code::INTERNAL_ERROR, message)
+            }
+        })
+    }
+
+    /// A prompt function's return value as a `prompts/get` result or error.
+    pub fn prompt_result<T: crate::IntoPromptResult>(value: T) -> Result<GetPromptResult, ErrorObject> {
+        value.into_prompt_result().map_err(|message| ErrorObject::new(crate::jsonrpc::code::INTERNAL_ERROR, message))
+    }
+
+    /// A template variable or prompt argument that does not parse: -32602 naming it.
+    pub fn invalid_argument(name: &str, problem: &str) -> ErrorObject {
+        ErrorObject::invalid_params(format!("invalid value for `{name}`: {problem}"))
+    }
+
+    /// A template variable or prompt argument that is required but absent.
+    pub fn missing_argument(name: &str) -> ErrorObject {
+        ErrorObject::invalid_params(format!("missing required argument `{name}`"))
+    }
+
+    /// An injected parameter that could not be provided, outside a tool.
+    pub fn injection_failed(result: CallToolResult) -> ErrorObject {
+        let message = result.text().unwrap_or("a handler parameter could not be provided").to_owned();
+        ErrorObject::new(crate::jsonrpc::code::INTERNAL_ERROR, message)
+    }
 
     /// Fails to compile, on the parameter's type, when it cannot be a tool argument.
     pub fn assert_tool_parameter<T: ToolParameter>() {}

@@ -1,5 +1,6 @@
 //! Protocol versions and the shapes of the lifecycle messages (`initialize`).
 
+use crate::jsonrpc::ErrorObject;
 use crate::server::Implementation;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -43,6 +44,12 @@ impl ProtocolVersion {
     pub fn negotiate(requested: &str) -> Self {
         Self::parse(requested).unwrap_or(Self::LATEST)
     }
+}
+
+/// The error for reading a resource that does not exist: -32002 with the URI in `data`
+/// (2025-11-25 and before). Kept here so each protocol version's code lives in one place.
+pub(crate) fn resource_not_found(uri: &str, _version: Option<ProtocolVersion>) -> ErrorObject {
+    ErrorObject { code: -32002, message: "Resource not found".into(), data: Some(serde_json::json!({ "uri": uri })) }
 }
 
 /// `initialize` request parameters (the parts the server uses).

@@ -1,9 +1,12 @@
-//! The tables the macros describe: tools (and, as they land, resources and prompts), kept as
+//! The tables the macros describe: tools, resources, resource templates and prompts, kept as
 //! immutable snapshots. List pages are serialized when a snapshot is built and sent as raw JSON;
 //! a change (a tool added at run time) builds a new snapshot and tells every session.
 
 use crate::error::Error;
 use crate::jsonrpc::ErrorObject;
+use crate::prompt::PromptDescriptor;
+use crate::resource::ResourceDescriptor;
+use crate::resource::uri_template::{Bindings, UriTemplate};
 use crate::tool::descriptor::ToolDescriptor;
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -65,6 +68,23 @@ impl<T: Clone> Listing<T> {
         self.items.is_empty()
     }
 
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn item(&self, index: usize) -> &T {
+        &self.items[index].item
+    }
+
+    pub fn items(&self) -> impl Iterator<Item = &T> {
+        self.items.iter().map(|l| &l.item)
+    }
+
+    /// Every item's wire form, in order.
+    pub fn wire_items(&self) -> impl Iterator<Item = &RawValue> {
+        self.items.iter().map(|l| &*l.json)
+    }
+
     /// The list page a cursor points at (cursors are page numbers, opaque to clients).
     pub fn page(&self, cursor: Option<&str>) -> Result<&RawValue, ErrorObject> {
         let index = match cursor {
@@ -91,15 +111,66 @@ impl<T: Clone> Listing<T> {
     }
 }
 
+/// A resource template with its parsed form.
+#[derive(Clone)]
+pub(crate) struct Template {
+    pub descriptor: ResourceDescriptor,
+    pub template: UriTemplate,
+}
+
 /// One immutable view of everything the server offers.
 pub(crate) struct Registry {
     pub tools: Listing<ToolDescriptor>,
+    pub resources: Listing<ResourceDescriptor>,
+    pub templates: Listing<Template>,
+    /// Indexes into `templates`, most specific first: the order URIs are matched in.
+    pub match_order: Vec<usize>,
+    pub prompts: Listing<PromptDescriptor>,
+    /// The most items per list page.
+    pub page_size: usize,
+}
+
+impl Registry {
+    /// The template a URI matches (the most specific one) and its bindings.
+    pub fn match_template(&self, uri: &str) -> Option<(&Template, Bindings)> {
+        self.match_order.iter().map(|&i| self.templates.item(i)).find_map(|t| Some((t, t.template.matches(uri)?)))
+    }
+
+    /// Whether any template enumerates concrete resources (then `resources/list` runs user code).
+    pub fn has_resource_lists(&self) -> bool {
+        self.templates.items().any(|t| t.descriptor.list.is_some())
+    }
+
+    /// Whether anything can be completed.
+    pub fn has_completions(&self) -> bool {
+        !self.prompts.is_empty() || !self.templates.is_empty()
+    }
 }
 
 /// What changed, for the sessions to tell their clients.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Change {
     Tools,
+    Resources,
+    Prompts,
+    ResourceUpdated(Arc<str>),
+}
+
+/// Everything registered, before it is indexed.
+#[derive(Default)]
+pub(crate) struct Definitions {
+    pub tools: Vec<ToolDescriptor>,
+    pub resources: Vec<ResourceDescriptor>,
+    pub prompts: Vec<PromptDescriptor>,
+}
+
+/// Additions and removals (by name, URI or template) applied in one step.
+#[derive(Default)]
+pub(crate) struct Edit<'a> {
+    pub add: Definitions,
+    pub remove_tools: &'a [&'a str],
+    pub remove_resources: &'a [&'a str],
+    pub remove_prompts: &'a [&'a str],
 }
 
 /// The live registry: readers take the current snapshot; writers swap in a new one.
@@ -110,10 +181,17 @@ pub(crate) struct Catalog {
 }
 
 impl Catalog {
-    pub fn new(tools: Vec<ToolDescriptor>, page_size: Option<usize>) -> Result<Self, Error> {
+    pub fn new(definitions: Definitions, page_size: Option<usize>) -> Result<Self, Error> {
         let page_size = page_size.unwrap_or(usize::MAX);
-        let tools = tools.into_iter().map(listed_tool).collect::<Result<_, _>>()?;
-        let registry = Registry { tools: Listing::build(tools, "tools", "tool", page_size)? };
+        let empty = Registry {
+            tools: Listing::build(Vec::new(), "tools", "tool", page_size)?,
+            resources: Listing::build(Vec::new(), "resources", "resource", page_size)?,
+            templates: Listing::build(Vec::new(), "resourceTemplates", "resource template", page_size)?,
+            match_order: Vec::new(),
+            prompts: Listing::build(Vec::new(), "prompts", "prompt", page_size)?,
+            page_size,
+        };
+        let registry = apply(&empty, Edit { add: definitions, ..Edit::default() }, page_size)?;
         Ok(Self { current: RwLock::new(Arc::new(registry)), page_size, changes: broadcast::channel(64).0 })
     }
 
@@ -125,19 +203,55 @@ impl Catalog {
         self.changes.subscribe()
     }
 
-    /// Adds and removes tools in one step (an added tool replaces a removed one of its name).
-    pub fn change_tools(&self, added: Vec<ToolDescriptor>, removed: &[&str]) -> Result<(), Error> {
-        let added = added.into_iter().map(listed_tool).collect::<Result<_, _>>()?;
+    /// Applies an edit and tells every session what kinds of things changed.
+    pub fn edit(&self, edit: Edit<'_>) -> Result<(), Error> {
+        let kinds = [
+            (!edit.add.tools.is_empty() || !edit.remove_tools.is_empty(), Change::Tools),
+            (!edit.add.resources.is_empty() || !edit.remove_resources.is_empty(), Change::Resources),
+            (!edit.add.prompts.is_empty() || !edit.remove_prompts.is_empty(), Change::Prompts),
+        ];
         let mut current = self.current.write().unwrap_or_else(|e| e.into_inner());
-        let tools = current.tools.with(added, removed, "tools", "tool", self.page_size)?;
-        *current = Arc::new(Registry { tools });
+        *current = Arc::new(apply(&current, edit, self.page_size)?);
         drop(current);
-        let _ = self.changes.send(Change::Tools); // no session listening is fine
+        for (changed, change) in kinds {
+            if changed {
+                self.announce(change);
+            }
+        }
         Ok(())
+    }
+
+    pub fn announce(&self, change: Change) {
+        let _ = self.changes.send(change); // no session listening is fine
     }
 }
 
-fn listed_tool(tool: ToolDescriptor) -> Result<Listed<ToolDescriptor>, Error> {
-    let wire = tool.wire();
-    Listed::new(tool.name, tool.clone(), &wire)
+fn apply(base: &Registry, edit: Edit<'_>, page_size: usize) -> Result<Registry, Error> {
+    let Edit { add, remove_tools, remove_resources, remove_prompts } = edit;
+    let tools = add.tools.into_iter().map(|t| Listed::new(t.name, t.clone(), &t.wire())).collect::<Result<_, _>>()?;
+    let (mut statics, mut templates) = (Vec::new(), Vec::new());
+    for resource in add.resources {
+        let template = UriTemplate::parse(resource.uri)
+            .map_err(|e| Error::msg(format!("invalid URI template `{}`: {e}", resource.uri)))?;
+        if template.is_static() {
+            statics.push(Listed::new(resource.uri, resource.clone(), &resource.wire(false))?);
+        } else {
+            let wire = resource.wire(true);
+            templates.push(Listed::new(resource.uri, Template { descriptor: resource.clone(), template }, &wire)?);
+        }
+    }
+    let prompts =
+        add.prompts.into_iter().map(|p| Listed::new(p.name, p.clone(), &p.wire())).collect::<Result<_, _>>()?;
+    let templates =
+        base.templates.with(templates, remove_resources, "resourceTemplates", "resource template", page_size)?;
+    let mut match_order: Vec<usize> = (0..templates.len()).collect();
+    match_order.sort_by_key(|&i| std::cmp::Reverse(templates.item(i).template.specificity()));
+    Ok(Registry {
+        tools: base.tools.with(tools, remove_tools, "tools", "tool", page_size)?,
+        resources: base.resources.with(statics, remove_resources, "resources", "resource", page_size)?,
+        templates,
+        match_order,
+        prompts: base.prompts.with(prompts, remove_prompts, "prompts", "prompt", page_size)?,
+        page_size,
+    })
 }

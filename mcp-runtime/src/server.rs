@@ -2,9 +2,11 @@
 //! connection shares.
 
 use crate::error::{Error, Result};
-use crate::registry::Catalog;
+use crate::prompt::PromptSet;
+use crate::registry::{Catalog, Change, Definitions, Edit};
+use crate::resource::ResourceSet;
 use crate::state::TypeMap;
-use crate::tool::ToolSet;
+use crate::tool::{ConfirmationFallback, ToolSet};
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
@@ -43,12 +45,13 @@ pub struct Implementation {
 pub struct Server {
     info: Implementation,
     instructions: Option<String>,
-    tools: ToolSet,
+    definitions: Definitions,
     page_size: Option<usize>,
     shutdown_grace: Duration,
     max_message_size: usize,
     client_request_timeout: Duration,
     state: TypeMap,
+    confirmation_fallback: ConfirmationFallback,
     running: Arc<OnceLock<Weak<ServerCore>>>,
 }
 
@@ -58,12 +61,13 @@ impl Server {
         Self {
             info: Implementation { name: name.into(), version: version.into(), title: None },
             instructions: None,
-            tools: ToolSet::default(),
+            definitions: Definitions::default(),
             page_size: None,
             shutdown_grace: Duration::from_millis(500),
             max_message_size: 4 * 1024 * 1024,
             client_request_timeout: Duration::from_secs(300),
             state: TypeMap::default(),
+            confirmation_fallback: ConfirmationFallback::default(),
             running: Arc::default(),
         }
     }
@@ -87,7 +91,19 @@ impl Server {
 
     /// Adds tools, usually `tools![a, b, c]`. They are listed in this order.
     pub fn tools(mut self, tools: ToolSet) -> Self {
-        self.tools.tools.extend(tools.tools);
+        self.definitions.tools.extend(tools.tools);
+        self
+    }
+
+    /// Adds resources and resource templates, usually `resources![a, b]`.
+    pub fn resources(mut self, resources: ResourceSet) -> Self {
+        self.definitions.resources.extend(resources.resources);
+        self
+    }
+
+    /// Adds prompts, usually `prompts![a, b]`.
+    pub fn prompts(mut self, prompts: PromptSet) -> Self {
+        self.definitions.prompts.extend(prompts.prompts);
         self
     }
 
@@ -95,6 +111,13 @@ impl Server {
     /// (one value per type; a second call with the same type replaces the first).
     pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
         self.state.insert(value);
+        self
+    }
+
+    /// What tools marked `#[mcp_tool(confirm)]` do when the client cannot ask the user
+    /// (it declared no elicitation): refuse (the default) or run anyway.
+    pub fn confirmation_fallback(mut self, fallback: ConfirmationFallback) -> Self {
+        self.confirmation_fallback = fallback;
         self
     }
 
@@ -131,6 +154,54 @@ impl Server {
         crate::transport::stdio::serve(self.build()?).await
     }
 
+    /// Serves Streamable HTTP (protocol 2025-11-25) at `http://<address>/mcp` until the
+    /// process gets SIGINT or SIGTERM, then shuts down gracefully. Bind `127.0.0.1` for a
+    /// local server; see [`HttpConfig`](crate::http::HttpConfig) for what is checked and how
+    /// to change it ([`into_http_service`](Self::into_http_service)).
+    ///
+    /// ```no_run
+    /// # use mcp_runtime::prelude::*;
+    /// # #[mcp_tool] fn add(a: f64, b: f64) -> f64 { a + b }
+    /// # async fn run() -> mcp_runtime::Result<()> {
+    /// server!().tools(tools![add]).serve_http("127.0.0.1:8080").await
+    /// # }
+    /// ```
+    #[cfg(feature = "http")]
+    pub async fn serve_http(self, address: impl tokio::net::ToSocketAddrs) -> Result<()> {
+        self.serve_http_with_shutdown(address, crate::transport::signal::shutdown_signal()).await
+    }
+
+    /// [`serve_http`](Self::serve_http) until `shutdown` resolves (instead of a signal).
+    #[cfg(feature = "http")]
+    pub async fn serve_http_with_shutdown(
+        self,
+        address: impl tokio::net::ToSocketAddrs,
+        shutdown: impl std::future::Future<Output = ()>,
+    ) -> Result<()> {
+        let core = self.build()?;
+        let listener = crate::transport::http::bind(address).await?;
+        crate::transport::http::serve(core, listener, shutdown).await
+    }
+
+    /// [`serve_http_with_shutdown`](Self::serve_http_with_shutdown) on a listener you bound,
+    /// e.g. to port 0 to learn the port the system picked.
+    #[cfg(feature = "http")]
+    pub async fn serve_http_on(
+        self,
+        listener: tokio::net::TcpListener,
+        shutdown: impl std::future::Future<Output = ()>,
+    ) -> Result<()> {
+        crate::transport::http::serve(self.build()?, listener, shutdown).await
+    }
+
+    /// The MCP endpoint as a service with this configuration, to serve with
+    /// [`McpHttpService::serve`](crate::http::McpHttpService::serve) or to mount in your own
+    /// hyper or axum application.
+    #[cfg(feature = "http")]
+    pub fn into_http_service(self, config: crate::http::HttpConfig) -> Result<crate::http::McpHttpService> {
+        Ok(crate::http::McpHttpService::new(self.build()?, config))
+    }
+
     pub(crate) fn build(self) -> Result<Arc<ServerCore>> {
         if self.max_message_size == 0 {
             return Err(Error::msg("max_message_size must be positive"));
@@ -138,11 +209,12 @@ impl Server {
         let core = Arc::new(ServerCore {
             info: self.info,
             instructions: self.instructions,
-            catalog: Catalog::new(self.tools.tools, self.page_size)?,
+            catalog: Catalog::new(self.definitions, self.page_size)?,
             shutdown_grace: self.shutdown_grace,
             max_message_size: self.max_message_size,
             client_request_timeout: self.client_request_timeout,
             state: self.state,
+            confirmation_fallback: self.confirmation_fallback,
         });
         let _ = self.running.set(Arc::downgrade(&core));
         Ok(core)
@@ -169,12 +241,41 @@ impl ServerHandle {
 
     /// Adds tools; fails if one has the name of a tool already offered.
     pub fn add_tools(&self, tools: ToolSet) -> Result<()> {
-        self.core()?.catalog.change_tools(tools.tools, &[])
+        let add = Definitions { tools: tools.tools, ..Definitions::default() };
+        self.core()?.catalog.edit(Edit { add, ..Edit::default() })
     }
 
     /// Removes the tools with these names (unknown names are ignored).
     pub fn remove_tools(&self, names: &[&str]) -> Result<()> {
-        self.core()?.catalog.change_tools(Vec::new(), names)
+        self.core()?.catalog.edit(Edit { remove_tools: names, ..Edit::default() })
+    }
+
+    /// Adds resources or templates; fails if one has the URI of one already offered.
+    pub fn add_resources(&self, resources: ResourceSet) -> Result<()> {
+        let add = Definitions { resources: resources.resources, ..Definitions::default() };
+        self.core()?.catalog.edit(Edit { add, ..Edit::default() })
+    }
+
+    /// Removes the resources or templates with these URIs.
+    pub fn remove_resources(&self, uris: &[&str]) -> Result<()> {
+        self.core()?.catalog.edit(Edit { remove_resources: uris, ..Edit::default() })
+    }
+
+    /// Adds prompts; fails if one has the name of a prompt already offered.
+    pub fn add_prompts(&self, prompts: PromptSet) -> Result<()> {
+        let add = Definitions { prompts: prompts.prompts, ..Definitions::default() };
+        self.core()?.catalog.edit(Edit { add, ..Edit::default() })
+    }
+
+    /// Removes the prompts with these names.
+    pub fn remove_prompts(&self, names: &[&str]) -> Result<()> {
+        self.core()?.catalog.edit(Edit { remove_prompts: names, ..Edit::default() })
+    }
+
+    /// Tells the clients subscribed to `uri` that it changed (`notifications/resources/updated`).
+    pub fn resource_updated(&self, uri: &str) -> Result<()> {
+        self.core()?.catalog.announce(Change::ResourceUpdated(uri.into()));
+        Ok(())
     }
 }
 
@@ -187,4 +288,5 @@ pub(crate) struct ServerCore {
     pub max_message_size: usize,
     pub client_request_timeout: Duration,
     pub state: TypeMap,
+    pub confirmation_fallback: ConfirmationFallback,
 }

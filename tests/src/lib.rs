@@ -1,5 +1,6 @@
 //! Shared test support: validating what a server sends against the official MCP JSON schemas
-//! (`shared/spec/schema/<version>/schema.json`), and driving a server binary over stdio.
+//! (`shared/spec/schema/<version>/schema.json`), driving a server binary over stdio, and a
+//! Streamable HTTP client.
 
 use mcp_runtime::testing::ServerMessage;
 use serde_json::{Value, json};
@@ -8,7 +9,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
+pub mod http;
 mod stdio;
+pub use http::HttpClient;
 pub use stdio::StdioServer;
 
 /// The folder holding `schema/<version>/schema.json`: `$MCP_SPEC_DIR`, else `../shared/spec`

@@ -2,6 +2,7 @@
 
 use super::{ClientError, without_meta};
 use crate::context::Context;
+use crate::resource::uri_template::decode;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -21,25 +22,8 @@ impl Root {
     pub fn path(&self) -> Option<PathBuf> {
         let rest = self.uri.strip_prefix("file://")?;
         let path = rest.strip_prefix("localhost").unwrap_or(rest);
-        Some(PathBuf::from(percent_decode(path)?))
+        Some(PathBuf::from(decode(path)?))
     }
-}
-
-fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 /// Why a path was refused by [`Context::resolve_in_roots`].

@@ -11,11 +11,12 @@ pub(crate) mod session;
 use crate::context::{CURRENT, Context};
 use crate::jsonrpc::{self, ErrorObject, Incoming, RequestId, code};
 use crate::registry::Change;
-use crate::router::{self, Reply};
+use crate::router::{self, PanicAnswer, Reply, Route, Task};
 use crate::server::ServerCore;
 use futures_util::FutureExt as _;
 use outgoing::Sink;
 use serde::Deserialize;
+use serde_json::json;
 use serde_json::value::RawValue;
 use session::Session;
 use std::panic::AssertUnwindSafe;
@@ -48,6 +49,13 @@ impl Connection {
         let session = Arc::new(Session::new(server, unsolicited));
         let announcer = tokio::spawn(announce_changes(Arc::clone(&session)));
         Self { session, announcer }
+    }
+
+    /// Lets the transport close a request's stream early when a handler asks
+    /// ([`Context::close_sse_stream`]).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub fn set_stream_closer(&self, closer: session::StreamCloser) {
+        self.session.set_stream_closer(closer);
     }
 
     /// Handles one message. Answers that need no user code are queued on `sink` before this
@@ -89,39 +97,20 @@ impl Connection {
                 code::INVALID_REQUEST,
                 "Invalid Request: the session is not initialized; send `initialize` first",
             )),
-            "tools/call" => return self.spawn_tool_call(id, params, sink).await,
             _ => {
                 let registry = session.server.catalog.snapshot();
-                return answer(sink, &id, router::route(&registry, session, method, params)).await;
+                match router::route(&registry, session, method, params) {
+                    Route::Reply(reply) => return answer(sink, &id, reply).await,
+                    Route::Spawn(task) => return self.spawn(id, task, sink).await,
+                }
             }
         };
         answer(sink, &id, reply).await;
     }
 
-    async fn spawn_tool_call(&self, id: RequestId, params: Option<&RawValue>, sink: &Sink) {
-        #[derive(Deserialize)]
-        struct CallParams<'a> {
-            #[serde(borrow)]
-            name: std::borrow::Cow<'a, str>,
-            arguments: Option<Box<RawValue>>,
-            #[serde(rename = "_meta")]
-            meta: Option<serde_json::Map<String, serde_json::Value>>,
-        }
-        let registry = self.session.server.catalog.snapshot();
-        let parsed = router::parse_params::<CallParams<'_>>(params).and_then(|p| {
-            let tool = registry
-                .tools
-                .get(&p.name)
-                .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown tool: {}", p.name)))?;
-            if p.arguments.as_deref().is_some_and(|a| !a.get().starts_with('{')) {
-                return Err(ErrorObject::invalid_params("tools/call: `arguments` must be an object"));
-            }
-            Ok((tool.clone(), p.arguments, p.meta))
-        });
-        let (tool, arguments, meta) = match parsed {
-            Ok(call) => call,
-            Err(error) => return answer(sink, &id, Err(error)).await,
-        };
+    /// Runs a handler of user code on its own task, cancellable by `notifications/cancelled`,
+    /// with panics turned into answers.
+    async fn spawn(&self, id: RequestId, task: Task, sink: &Sink) {
         let Some(cancellation) = self.session.begin(&id) else {
             let error = ErrorObject::new(
                 code::INVALID_REQUEST,
@@ -130,25 +119,18 @@ impl Connection {
             return answer(sink, &id, Err(error)).await;
         };
         let session = Arc::clone(&self.session);
-        let ctx = Context::new(id.clone(), meta, cancellation.clone(), Arc::clone(&session), sink.clone());
-        let sink = sink.clone();
+        let ctx = Context::new(id.clone(), task.meta, cancellation.clone(), Arc::clone(&session), sink.clone());
+        let (sink, run, on_panic) = (sink.clone(), task.run, task.on_panic);
         tokio::spawn(async move {
-            let run = CURRENT.scope(ctx.clone(), AssertUnwindSafe((tool.call)(arguments, ctx)).catch_unwind());
-            let result = tokio::select! {
+            let handler = CURRENT.scope(ctx.clone(), AssertUnwindSafe(run(ctx)).catch_unwind());
+            let outcome = tokio::select! {
                 biased;
                 () = cancellation.cancelled() => return,
-                result = run => result,
+                outcome = handler => outcome,
             };
-            let result = result.unwrap_or_else(|panic| {
-                let message = panic_message(&*panic);
-                tracing::error!(tool = tool.name, "tool panicked: {message}");
-                crate::tool::CallToolResult::error(format!(
-                    "tool `{}` failed unexpectedly (it panicked); the server logged the details",
-                    tool.name
-                ))
-            });
+            let reply = outcome.unwrap_or_else(|panic| panicked(&*panic, on_panic));
             if session.finish(&id) {
-                outgoing::send(&sink, jsonrpc::encode_result(&id, &result), true).await;
+                answer(&sink, &id, reply.map(Reply::Raw)).await;
             }
         });
     }
@@ -204,17 +186,38 @@ async fn announce_changes(session: Arc<Session>) {
         if !session.is_initialized() {
             continue;
         }
-        let method = match change {
-            Change::Tools => "notifications/tools/list_changed",
-        };
-        session.notify(&session.unsolicited, method, &serde_json::json!({})).await;
+        match change {
+            Change::Tools => session.notify(&session.unsolicited, "notifications/tools/list_changed", &json!({})).await,
+            Change::Resources => {
+                session.notify(&session.unsolicited, "notifications/resources/list_changed", &json!({})).await
+            }
+            Change::Prompts => {
+                session.notify(&session.unsolicited, "notifications/prompts/list_changed", &json!({})).await
+            }
+            Change::ResourceUpdated(uri) if session.is_subscribed(&uri) => {
+                session.notify(&session.unsolicited, "notifications/resources/updated", &json!({ "uri": &*uri })).await
+            }
+            Change::ResourceUpdated(_) => {}
+        }
     }
 }
 
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
-    panic
+/// The answer for a handler that panicked; the panic's message goes to the log only.
+fn panicked(panic: &(dyn std::any::Any + Send), on_panic: PanicAnswer) -> Result<Box<RawValue>, ErrorObject> {
+    let message = panic
         .downcast_ref::<&str>()
         .copied()
         .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("a non-string panic payload")
+        .unwrap_or("a non-string panic payload");
+    match on_panic {
+        PanicAnswer::ToolError(tool) => {
+            tracing::error!(tool, "tool panicked: {message}");
+            let text = format!("tool `{tool}` failed unexpectedly (it panicked); the server logged the details");
+            router::to_raw(&crate::tool::CallToolResult::error(text))
+        }
+        PanicAnswer::InternalError => {
+            tracing::error!("handler panicked: {message}");
+            Err(ErrorObject::new(code::INTERNAL_ERROR, "Internal error: the handler failed unexpectedly"))
+        }
+    }
 }

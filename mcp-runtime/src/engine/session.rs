@@ -9,7 +9,7 @@ use crate::protocol::ProtocolVersion;
 use crate::server::{Implementation, ServerCore};
 use serde::Serialize;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use tokio::sync::oneshot;
@@ -24,6 +24,10 @@ pub(crate) struct ClientState {
 }
 
 type ClientAnswer = Result<Value, ErrorObject>;
+
+/// Set by a transport that keeps a stream per request (HTTP): ends the connection carrying the
+/// stream that `Sink` feeds, without ending the stream (the client resumes it later).
+pub(crate) type StreamCloser = Box<dyn Fn(&Sink) + Send + Sync>;
 
 pub(crate) struct Session {
     pub server: Arc<ServerCore>,
@@ -40,6 +44,9 @@ pub(crate) struct Session {
     roots: Mutex<(u64, Option<Vec<Root>>)>,
     /// Values of [`SessionState`](crate::SessionState).
     pub state: crate::state::SessionValues,
+    /// Resource URIs the client subscribed to.
+    subscriptions: Mutex<HashSet<String>>,
+    stream_closer: OnceLock<StreamCloser>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -59,6 +66,21 @@ impl Session {
             awaiting_client: Mutex::new(HashMap::new()),
             roots: Mutex::new((0, None)),
             state: Mutex::default(),
+            subscriptions: Mutex::default(),
+            stream_closer: OnceLock::new(),
+        }
+    }
+
+    /// Installs the transport's [`StreamCloser`] (once; later calls are ignored).
+    pub fn set_stream_closer(&self, closer: StreamCloser) {
+        let _ = self.stream_closer.set(closer);
+    }
+
+    /// Closes the connection carrying `sink`'s stream early, if the transport can (HTTP);
+    /// a no-op otherwise.
+    pub fn close_stream(&self, sink: &Sink) {
+        if let Some(closer) = self.stream_closer.get() {
+            closer(sink);
         }
     }
 
@@ -69,6 +91,24 @@ impl Session {
     /// Records the handshake; `false` if the session was already initialized.
     pub fn set_client(&self, state: ClientState) -> bool {
         self.client.set(state).is_ok()
+    }
+
+    /// The negotiated protocol version, once initialized.
+    pub fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.client().map(|c| c.version)
+    }
+
+    pub fn set_subscribed(&self, uri: String, subscribed: bool) {
+        let mut subscriptions = lock(&self.subscriptions);
+        if subscribed {
+            subscriptions.insert(uri);
+        } else {
+            subscriptions.remove(&uri);
+        }
+    }
+
+    pub fn is_subscribed(&self, uri: &str) -> bool {
+        lock(&self.subscriptions).contains(uri)
     }
 
     pub fn mark_initialized(&self) {

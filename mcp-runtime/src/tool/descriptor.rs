@@ -22,6 +22,8 @@ pub struct ToolDescriptor {
     pub annotations: ToolAnnotations,
     /// Icons.
     pub icons: &'static [Icon],
+    /// Ask the user to confirm (through elicitation) before each call.
+    pub confirm: bool,
     /// Builds the input schema (called once, when the server is built).
     pub input_schema: fn() -> Map<String, Value>,
     /// Builds the output schema, for tools returning `Json<T>`.

@@ -1,9 +1,12 @@
 //! Tools: what `#[mcp_tool]` describes, and the traits its generated code relies on.
 
+mod confirm;
 pub(crate) mod descriptor;
 mod result;
 pub(crate) mod schema;
 
+pub use confirm::ConfirmationFallback;
+pub(crate) use confirm::confirm;
 pub use result::{CallToolResult, IntoToolResult, Json};
 
 use descriptor::ToolDescriptor;

@@ -1,4 +1,7 @@
 //! Transports: bytes in and out, framed into JSON-RPC messages for the engine.
 //! (The in-memory transport lives in [`crate::testing`].)
 
+#[cfg(feature = "http")]
+pub(crate) mod http;
+pub(crate) mod signal;
 pub(crate) mod stdio;

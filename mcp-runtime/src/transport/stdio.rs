@@ -10,6 +10,7 @@ use crate::engine::{Connection, Flow};
 use crate::error::Result;
 use crate::jsonrpc::{ErrorObject, code};
 use crate::server::ServerCore;
+use crate::transport::signal::shutdown_signal;
 use std::io::{BufRead, IsTerminal, Write};
 use std::sync::Arc;
 use std::time::Duration;
@@ -144,26 +145,6 @@ fn spawn_reader(limit: usize, frames: mpsc::Sender<Frame>) -> Result<()> {
 
 fn is_blank(line: &[u8]) -> bool {
     line.iter().all(u8::is_ascii_whitespace)
-}
-
-/// Resolves on SIGINT or SIGTERM.
-async fn shutdown_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let mut terminate = match signal(SignalKind::terminate()) {
-            Ok(signal) => signal,
-            Err(_) => return std::future::pending().await,
-        };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = terminate.recv() => {}
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
 }
 
 /// Someone ran the server in a terminal: say what it is and how to talk to it (on stderr).

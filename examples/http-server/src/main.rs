@@ -1,0 +1,60 @@
+//! An MCP server over Streamable HTTP: a few tools at `http://127.0.0.1:$PORT/mcp`.
+//!
+//! Run it with `cargo run -p http-server` (`PORT` defaults to 3000), then point an MCP client
+//! at the URL, e.g. `claude mcp add --transport http demo http://127.0.0.1:3000/mcp`.
+//! It stops on Ctrl-C or SIGTERM, letting calls in flight finish.
+
+use mcp_runtime::prelude::*;
+use std::time::Duration;
+
+/// Add two numbers.
+#[mcp_tool(read_only, idempotent, open_world = false)]
+fn add(
+    /// The first addend
+    a: f64,
+    /// The second addend
+    b: f64,
+) -> f64 {
+    a + b
+}
+
+/// Count from 1 to `to`, reporting progress and logging each step.
+#[mcp_tool(read_only)]
+async fn count_slowly(
+    /// Where to stop (at most 100)
+    to: u32,
+    ctx: Context,
+) -> Result<String, String> {
+    if to > 100 {
+        return Err("`to` must be at most 100".into());
+    }
+    for i in 1..=to {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        ctx.progress(f64::from(i), f64::from(to)).await;
+        ctx.info(format!("counted {i}")).await;
+    }
+    Ok(format!("counted to {to}"))
+}
+
+/// A long job: the server closes the connection right away and the client picks the result up
+/// by reconnecting (SSE polling), as it would behind a proxy that cuts idle connections.
+#[mcp_tool(read_only)]
+async fn long_job(ctx: Context) -> &'static str {
+    ctx.close_sse_stream();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    "job done"
+}
+
+#[mcp_runtime::main]
+async fn main() -> mcp_runtime::Result<()> {
+    mcp_runtime::logging::init();
+    let port: u16 = match std::env::var("PORT") {
+        Ok(port) => port.parse().map_err(|_| mcp_runtime::Error::msg(format!("PORT={port} is not a port number")))?,
+        Err(_) => 3000,
+    };
+    server!()
+        .instructions("Use add for arithmetic and count_slowly to watch progress.")
+        .tools(tools![add, count_slowly, long_job])
+        .serve_http(("127.0.0.1", port))
+        .await
+}

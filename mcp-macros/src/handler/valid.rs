@@ -1,0 +1,123 @@
+//! Checks every annotated function gets. Each error sits on the user's offending tokens and
+//! says what to write instead.
+
+use super::{HandlerFn, Kind};
+use crate::diagnostics::Errors;
+use quote::ToTokens;
+use std::collections::HashSet;
+use syn::visit::Visit;
+use syn::{FnArg, ReturnType, Type};
+
+pub(crate) fn check(handler: &HandlerFn, kind: Kind, errors: &mut Errors) {
+    check_signature(handler, kind, errors);
+    check_params(handler, kind, errors);
+}
+
+fn check_signature(handler: &HandlerFn, kind: Kind, errors: &mut Errors) {
+    let sig = &handler.item.sig;
+    let noun = kind.noun();
+    if let Some(receiver) = sig.inputs.iter().find(|i| matches!(i, FnArg::Receiver(_))) {
+        errors.error(
+            receiver,
+            format!("a {noun} must be a free function, not a method: remove `self` and pass what the {noun} needs as parameters"),
+        );
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        let why = match kind {
+            Kind::Tool => "the input schema needs concrete types",
+            Kind::Resource | Kind::Prompt => "its arguments need concrete types",
+        };
+        errors.error(&sig.generics, format!("a {noun} cannot be generic: {why}; write the parameter types out"));
+    }
+    if let Some(constness) = &sig.constness {
+        errors.error(constness, format!("a {noun} cannot be a `const fn`: remove `const`"));
+    }
+    if let Some(unsafety) = &sig.unsafety {
+        errors.error(unsafety, format!("a {noun} cannot be `unsafe`: a client cannot uphold a safety contract; make the function safe and keep the `unsafe` block inside it"));
+    }
+    if let Some(abi) = &sig.abi {
+        errors.error(
+            abi,
+            format!(
+                "a {noun} cannot have an `extern` ABI: remove `extern` (call the extern function from a plain Rust one)"
+            ),
+        );
+    }
+    if let Some(variadic) = &sig.variadic {
+        errors.error(variadic, format!("a {noun} cannot be variadic: take a `Vec<T>` parameter instead"));
+    }
+    if let ReturnType::Type(_, ty) = &sig.output
+        && let Type::ImplTrait(_) = &**ty
+    {
+        let examples = match kind {
+            Kind::Tool => "`String`, `Json<T>` or `CallToolResult`",
+            Kind::Resource => "`String`, `Vec<u8>` or `ReadResourceResult`",
+            Kind::Prompt => "`String`, `Vec<PromptMessage>` or `GetPromptResult`",
+        };
+        errors
+            .error(ty, format!("a {noun} cannot return `impl Trait`: name the concrete return type (e.g. {examples})"));
+    }
+}
+
+fn check_params(handler: &HandlerFn, kind: Kind, errors: &mut Errors) {
+    let noun = kind.noun();
+    let mut wire_names = HashSet::new();
+    for param in &handler.params {
+        if param.injected {
+            if let Some(rename) = &param.options.rename {
+                errors.error(rename, "an injected parameter is not an argument: it takes no `rename`");
+            }
+            if let Some(default) = &param.options.default {
+                errors.error(default, "an injected parameter is not an argument: it takes no `default`");
+            }
+            continue;
+        }
+        let mut borrowed = BorrowFinder::default();
+        borrowed.visit_type(&param.ty);
+        if borrowed.found {
+            errors.error(
+                &param.ty,
+                format!("{noun} parameters are deserialized into owned values: {}", owned_hint(&param.ty)),
+            );
+        }
+        if let Type::ImplTrait(_) = &param.ty {
+            errors.error(&param.ty, format!("a {noun} parameter needs a concrete type, not `impl Trait`"));
+        }
+        let wire = param.wire_name();
+        if !wire_names.insert(wire.clone()) {
+            let at = param.options.rename.as_ref().map_or(param.ident.to_token_stream(), ToTokens::to_token_stream);
+            errors.error(at, format!("two parameters are both named `{wire}` in the arguments; rename one with `#[mcp(rename = \"...\")]`"));
+        }
+    }
+}
+
+fn owned_hint(ty: &Type) -> String {
+    match ty {
+        Type::Reference(r) => match &*r.elem {
+            Type::Path(p) if p.path.is_ident("str") => "use `String` instead of `&str`".to_owned(),
+            Type::Slice(s) => format!("use `Vec<{}>` instead of `&[{0}]`", s.elem.to_token_stream()),
+            elem => format!("use `{}` instead of a reference", elem.to_token_stream()),
+        },
+        _ => "use owned types without lifetimes (e.g. `String` rather than `Cow<'a, str>`)".to_owned(),
+    }
+}
+
+/// Finds references and lifetimes anywhere in a type.
+#[derive(Default)]
+struct BorrowFinder {
+    found: bool,
+}
+
+impl<'ast> Visit<'ast> for BorrowFinder {
+    fn visit_type_reference(&mut self, _: &'ast syn::TypeReference) {
+        self.found = true;
+    }
+    fn visit_lifetime(&mut self, lifetime: &'ast syn::Lifetime) {
+        self.found |= lifetime.ident != "static";
+    }
+}
+
+/// Whether a type is written `Option<...>` (an optional argument).
+pub(crate) fn is_option(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "Option"))
+}

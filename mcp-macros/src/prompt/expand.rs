@@ -1,0 +1,71 @@
+//! Code generation for `#[mcp_prompt]`: the function unchanged, plus the descriptor with its
+//! argument list and a get shim that parses the text arguments.
+
+use super::attr::PromptOptions;
+use crate::handler::expand::{self, option};
+use crate::handler::{HandlerFn, valid::is_option};
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::LitStr;
+
+pub(crate) fn prompt(prompt: &HandlerFn, options: &PromptOptions) -> TokenStream {
+    let item = &prompt.item;
+    let ident = prompt.ident();
+    let name = options.common.name.as_ref().map_or_else(|| prompt.default_name(), LitStr::value);
+    let description = option(options.common.description.as_ref().map(LitStr::value).or_else(|| prompt.docs.clone()));
+    let title = option(options.common.title.as_ref().map(LitStr::value));
+    let arguments = prompt.arguments().map(|param| {
+        let name = param.wire_name();
+        let description = option(param.options.description.as_ref().map(LitStr::value).or_else(|| param.docs.clone()));
+        let required = !is_option(&param.ty);
+        quote! {
+            ::mcp_runtime::__private::PromptArgument { name: #name, title: ::core::option::Option::None, description: #description, required: #required }
+        }
+    });
+    let (output_ty, output_span) = expand::output(prompt);
+    let bind = expand::bind_text_arguments(prompt, &quote!(arguments));
+    let extract = expand::extract_injected(
+        prompt,
+        |error| quote!(::core::result::Result::Err(::mcp_runtime::__private::injection_failed(#error))),
+    );
+    let call = expand::call(prompt);
+    let result = quote_spanned!(output_span=> ::mcp_runtime::__private::prompt_result::<#output_ty>(#call));
+    let icons = expand::icons(&options.common.icons);
+    let complete = expand::completions(&options.complete);
+    let marker = expand::marker_struct(prompt, "#[mcp_prompt]");
+
+    quote! {
+        #item
+
+        #marker
+
+        const _: () = {
+            impl ::mcp_runtime::__private::PromptDef for #ident {
+                const NAME: &'static str = #name;
+
+                fn descriptor() -> ::mcp_runtime::__private::PromptDescriptor {
+                    fn get(
+                        arguments: ::std::collections::HashMap<::std::string::String, ::std::string::String>,
+                        context: ::mcp_runtime::Context,
+                    ) -> ::mcp_runtime::__private::BoxFuture<'static, ::core::result::Result<::mcp_runtime::GetPromptResult, ::mcp_runtime::ErrorObject>> {
+                        ::std::boxed::Box::pin(async move {
+                            #bind
+                            #extract
+                            #result
+                        })
+                    }
+                    const ARGUMENTS: &[::mcp_runtime::__private::PromptArgument] = &[#(#arguments),*];
+                    ::mcp_runtime::__private::PromptDescriptor {
+                        name: #name,
+                        title: #title,
+                        description: #description,
+                        icons: #icons,
+                        arguments: ARGUMENTS,
+                        get,
+                        complete: #complete,
+                    }
+                }
+            }
+        };
+    }
+}

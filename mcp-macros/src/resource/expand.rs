@@ -1,0 +1,108 @@
+//! Code generation for `#[mcp_resource]`: the function unchanged, plus the descriptor with a
+//! read shim that binds template variables to parameters.
+
+use super::attr::ResourceOptions;
+use crate::handler::HandlerFn;
+use crate::handler::expand::{self, option};
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::LitStr;
+
+pub(crate) fn resource(resource: &HandlerFn, options: &ResourceOptions, uri: &LitStr) -> TokenStream {
+    let item = &resource.item;
+    let ident = resource.ident();
+    let name = options.common.name.as_ref().map_or_else(|| resource.default_name(), LitStr::value);
+    let description = option(options.common.description.as_ref().map(LitStr::value).or_else(|| resource.docs.clone()));
+    let title = option(options.common.title.as_ref().map(LitStr::value));
+    let mime_type = option(options.mime_type.as_ref());
+    let size = option(options.size.as_ref().map(|s| quote!(#s as u64)));
+    let (output_ty, output_span) = expand::output(resource);
+    let bind = expand::bind_text_arguments(resource, &quote!(request.variables));
+    let extract = expand::extract_injected(
+        resource,
+        |error| quote!(::core::result::Result::Err(::mcp_runtime::__private::injection_failed(#error))),
+    );
+    let call = expand::call(resource);
+    let read_result = quote_spanned! {output_span=>
+        ::mcp_runtime::__private::read_result::<#output_ty>(#call, &request.uri, #mime_type, &context)
+    };
+    let annotations = annotations(options);
+    let icons = expand::icons(&options.common.icons);
+    let allow_dot_segments = options.allow_dot_segments.unwrap_or(false);
+    let list = match &options.list {
+        Some(function) => quote! {
+            ::core::option::Option::Some({
+                fn list(
+                    context: ::mcp_runtime::Context,
+                ) -> ::mcp_runtime::__private::BoxFuture<'static, ::core::result::Result<::std::vec::Vec<::mcp_runtime::ResourceEntry>, ::mcp_runtime::ErrorObject>> {
+                    ::mcp_runtime::__private::run_lister(#function, context)
+                }
+                list as ::mcp_runtime::__private::ListFn
+            })
+        },
+        None => quote!(::core::option::Option::None),
+    };
+    let complete = expand::completions(&options.complete);
+    let marker = expand::marker_struct(resource, "#[mcp_resource]");
+
+    quote! {
+        #item
+
+        #marker
+
+        const _: () = {
+            impl ::mcp_runtime::__private::ResourceDef for #ident {
+                const URI: &'static str = #uri;
+
+                fn descriptor() -> ::mcp_runtime::__private::ResourceDescriptor {
+                    fn read(
+                        request: ::mcp_runtime::__private::ResourceRequest,
+                        context: ::mcp_runtime::Context,
+                    ) -> ::mcp_runtime::__private::BoxFuture<'static, ::core::result::Result<::mcp_runtime::ReadResourceResult, ::mcp_runtime::ErrorObject>> {
+                        ::std::boxed::Box::pin(async move {
+                            #bind
+                            #extract
+                            #read_result
+                        })
+                    }
+                    ::mcp_runtime::__private::ResourceDescriptor {
+                        uri: #uri,
+                        name: #name,
+                        title: #title,
+                        description: #description,
+                        mime_type: #mime_type,
+                        size: #size,
+                        annotations: #annotations,
+                        icons: #icons,
+                        allow_dot_segments: #allow_dot_segments,
+                        read,
+                        list: #list,
+                        complete: #complete,
+                    }
+                }
+            }
+        };
+    }
+}
+
+fn annotations(options: &ResourceOptions) -> TokenStream {
+    if options.audience.is_none() && options.priority.is_none() && options.last_modified.is_none() {
+        return quote!(::core::option::Option::None);
+    }
+    let audience = option(options.audience.as_ref().map(|roles| {
+        let roles = roles.iter().map(|role| match role.value().as_str() {
+            "user" => quote!(::mcp_runtime::Role::User),
+            _ => quote!(::mcp_runtime::Role::Assistant),
+        });
+        quote!(::std::vec![#(#roles),*])
+    }));
+    let priority = option(options.priority.as_ref());
+    let last_modified = option(options.last_modified.as_ref().map(|l| quote!(::std::string::String::from(#l))));
+    quote! {
+        ::core::option::Option::Some(::mcp_runtime::Annotations {
+            audience: #audience,
+            priority: #priority,
+            last_modified: #last_modified,
+        })
+    }
+}

@@ -1,0 +1,34 @@
+//! `#[mcp_resource(uri = "...")]`: parse, check, expand.
+
+mod attr;
+mod expand;
+#[path = "../../../mcp-runtime/src/resource/template_syntax.rs"]
+#[allow(dead_code)]
+mod template_syntax;
+mod valid;
+
+use crate::diagnostics::{Errors, with_item};
+use crate::handler::{self, HandlerFn, Kind};
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+
+pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let function = match handler::parse_function(&item, Kind::Resource) {
+        Ok(function) => function,
+        Err(error) => return with_item(error, item),
+    };
+    let mut errors = Errors::default();
+    let attr_span = proc_macro2::Span::call_site();
+    let options = attr::ResourceOptions::parse(attr).unwrap_or_else(|err| {
+        errors.push(err);
+        attr::ResourceOptions::default()
+    });
+    let resource = HandlerFn::parse(function, Kind::Resource, &mut errors);
+    handler::valid::check(&resource, Kind::Resource, &mut errors);
+    valid::check(&resource, &options, attr_span, &mut errors);
+    match (errors.finish(), &options.uri) {
+        (Ok(()), Some(uri)) => expand::resource(&resource, &options, uri),
+        (Err(error), _) => with_item(error, resource.item.into_token_stream()),
+        (Ok(()), None) => unreachable!("valid::check reports a missing uri"),
+    }
+}

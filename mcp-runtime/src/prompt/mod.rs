@@ -1,0 +1,101 @@
+//! Prompts: what `#[mcp_prompt]` describes. Arguments arrive as strings and bind to `String`
+//! or any `FromStr` parameter; `Option` parameters are optional arguments.
+
+mod result;
+
+pub use result::{GetPromptResult, IntoPromptResult, PromptMessage};
+
+use crate::completion::CompleteFn;
+use crate::context::Context;
+use crate::jsonrpc::ErrorObject;
+use crate::tool::Icon;
+use futures_util::future::BoxFuture;
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// One argument of a prompt, as `prompts/list` shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct PromptArgument {
+    /// The argument's name.
+    pub name: &'static str,
+    /// A display title.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<&'static str>,
+    /// What it is for (from the parameter's doc comment).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<&'static str>,
+    /// Whether it must be given.
+    pub required: bool,
+}
+
+/// The type-erased get function of a descriptor.
+pub type GetFn = fn(HashMap<String, String>, Context) -> BoxFuture<'static, Result<GetPromptResult, ErrorObject>>;
+
+/// Everything the runtime knows about one prompt.
+#[derive(Clone)]
+pub struct PromptDescriptor {
+    /// The wire name.
+    pub name: &'static str,
+    /// A display title.
+    pub title: Option<&'static str>,
+    /// The description (from the doc comment).
+    pub description: Option<&'static str>,
+    /// Icons.
+    pub icons: &'static [Icon],
+    /// Its arguments, in order.
+    pub arguments: &'static [PromptArgument],
+    /// Renders it.
+    pub get: GetFn,
+    /// Completion functions per argument.
+    pub complete: Vec<(&'static str, CompleteFn)>,
+}
+
+impl PromptDescriptor {
+    /// The prompt as `prompts/list` shows it.
+    pub(crate) fn wire(&self) -> impl Serialize + '_ {
+        #[derive(Serialize)]
+        struct Wire<'a> {
+            name: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            title: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            description: Option<&'a str>,
+            #[serde(skip_serializing_if = "<[_]>::is_empty")]
+            arguments: &'a [PromptArgument],
+            #[serde(skip_serializing_if = "<[_]>::is_empty")]
+            icons: &'a [Icon],
+        }
+        Wire {
+            name: self.name,
+            title: self.title,
+            description: self.description,
+            arguments: self.arguments,
+            icons: self.icons,
+        }
+    }
+}
+
+/// Implemented by the hidden item `#[mcp_prompt]` puts next to a function.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an MCP prompt",
+    note = "put `#[mcp_prompt]` on the function before listing it in `prompts![...]`"
+)]
+pub trait PromptDef {
+    /// The wire name, for the compile-time duplicate check.
+    const NAME: &'static str;
+    /// The descriptor.
+    fn descriptor() -> PromptDescriptor;
+}
+
+/// The prompts of a server, in order; built by `prompts![...]`.
+#[derive(Default)]
+pub struct PromptSet {
+    pub(crate) prompts: Vec<PromptDescriptor>,
+}
+
+impl PromptSet {
+    #[doc(hidden)]
+    pub fn from_descriptors(prompts: Vec<PromptDescriptor>) -> Self {
+        Self { prompts }
+    }
+}

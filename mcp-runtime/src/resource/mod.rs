@@ -1,0 +1,261 @@
+//! Resources: what `#[mcp_resource]` describes. A resource's URI is either static (listed by
+//! `resources/list`) or an RFC 6570 template (listed by `resources/templates/list`) whose
+//! variables bind to the function's parameters.
+
+mod read;
+pub(crate) mod template_syntax;
+pub(crate) mod uri_template;
+
+pub use read::{IntoReadResult, ReadResourceResult, ResourceError, ResourceNotFound};
+
+use crate::completion::CompleteFn;
+use crate::content::Annotations;
+use crate::context::Context;
+use crate::jsonrpc::ErrorObject;
+use crate::tool::Icon;
+use futures_util::future::BoxFuture;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::future::Future;
+
+/// A read request, as the generated shim sees it.
+pub struct ResourceRequest {
+    /// The URI being read.
+    pub uri: String,
+    /// The template variables it bound (empty for a static resource).
+    pub variables: HashMap<String, String>,
+}
+
+/// A concrete resource, as a template's list function enumerates it for `resources/list`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceEntry {
+    /// The resource's URI.
+    pub uri: String,
+    /// Its name.
+    pub name: String,
+    /// A display title.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Its MIME type.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Its size in bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+}
+
+impl ResourceEntry {
+    /// An entry with a URI and a name.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Self { uri: uri.into(), name: name.into(), ..Self::default() }
+    }
+
+    /// With a MIME type.
+    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// With a description.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+}
+
+/// The type-erased read function of a descriptor.
+pub type ReadFn = fn(ResourceRequest, Context) -> BoxFuture<'static, Result<ReadResourceResult, ErrorObject>>;
+/// The type-erased list function of a template descriptor.
+pub type ListFn = fn(Context) -> BoxFuture<'static, Result<Vec<ResourceEntry>, ErrorObject>>;
+
+/// Everything the runtime knows about one resource or resource template.
+#[derive(Clone)]
+pub struct ResourceDescriptor {
+    /// The URI, or the URI template.
+    pub uri: &'static str,
+    /// The name (defaults to the function's).
+    pub name: &'static str,
+    /// A display title.
+    pub title: Option<&'static str>,
+    /// The description (from the doc comment).
+    pub description: Option<&'static str>,
+    /// The MIME type of its contents.
+    pub mime_type: Option<&'static str>,
+    /// Its size in bytes, when known ahead.
+    pub size: Option<u64>,
+    /// Audience, priority, last modification.
+    pub annotations: Option<Annotations>,
+    /// Icons.
+    pub icons: &'static [Icon],
+    /// Whether template variables may contain `..` segments (refused by default).
+    pub allow_dot_segments: bool,
+    /// Reads it.
+    pub read: ReadFn,
+    /// Enumerates concrete resources of a template for `resources/list`.
+    pub list: Option<ListFn>,
+    /// Completion functions per template variable.
+    pub complete: Vec<(&'static str, CompleteFn)>,
+}
+
+impl ResourceDescriptor {
+    /// The resource (static) or template as the list methods show it.
+    pub(crate) fn wire(&self, is_template: bool) -> impl Serialize + '_ {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Wire<'a> {
+            #[serde(skip_serializing_if = "Option::is_none")]
+            uri: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            uri_template: Option<&'a str>,
+            name: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            title: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            description: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            mime_type: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            size: Option<u64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            annotations: Option<&'a Annotations>,
+            #[serde(skip_serializing_if = "<[_]>::is_empty")]
+            icons: &'a [Icon],
+        }
+        Wire {
+            uri: (!is_template).then_some(self.uri),
+            uri_template: is_template.then_some(self.uri),
+            name: self.name,
+            title: self.title,
+            description: self.description,
+            mime_type: self.mime_type,
+            size: if is_template { None } else { self.size },
+            annotations: self.annotations.as_ref(),
+            icons: self.icons,
+        }
+    }
+}
+
+/// A template's list function: `fn() -> Vec<ResourceEntry>` or `fn(Context) -> ...`, sync or
+/// async, possibly returning `Result<Vec<ResourceEntry>, E>`. `M` only tells the shapes apart.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot list resources",
+    note = "a list function looks like `fn() -> Vec<ResourceEntry>` or `async fn(ctx: Context) -> Result<Vec<ResourceEntry>, E>`"
+)]
+pub trait Lister<M>: Copy + Send + 'static {
+    /// Runs the function.
+    fn list(self, ctx: Context) -> BoxFuture<'static, Result<Vec<ResourceEntry>, ErrorObject>>;
+}
+
+#[doc(hidden)]
+pub struct SyncList;
+#[doc(hidden)]
+pub struct AsyncList;
+#[doc(hidden)]
+pub struct SyncListWithContext;
+#[doc(hidden)]
+pub struct AsyncListWithContext;
+
+impl<F, R> Lister<(SyncList, R)> for F
+where
+    F: Fn() -> R + Copy + Send + 'static,
+    R: IntoResourceEntries,
+{
+    fn list(self, _: Context) -> BoxFuture<'static, Result<Vec<ResourceEntry>, ErrorObject>> {
+        Box::pin(std::future::ready(entries(self())))
+    }
+}
+
+impl<F, Fut> Lister<(AsyncList, Fut)> for F
+where
+    F: Fn() -> Fut + Copy + Send + 'static,
+    Fut: Future<Output: IntoResourceEntries> + Send + 'static,
+{
+    fn list(self, _: Context) -> BoxFuture<'static, Result<Vec<ResourceEntry>, ErrorObject>> {
+        let future = self();
+        Box::pin(async move { entries(future.await) })
+    }
+}
+
+impl<F, R> Lister<(SyncListWithContext, R)> for F
+where
+    F: Fn(Context) -> R + Copy + Send + 'static,
+    R: IntoResourceEntries,
+{
+    fn list(self, ctx: Context) -> BoxFuture<'static, Result<Vec<ResourceEntry>, ErrorObject>> {
+        Box::pin(std::future::ready(entries(self(ctx))))
+    }
+}
+
+impl<F, Fut> Lister<(AsyncListWithContext, Fut)> for F
+where
+    F: Fn(Context) -> Fut + Copy + Send + 'static,
+    Fut: Future<Output: IntoResourceEntries> + Send + 'static,
+{
+    fn list(self, ctx: Context) -> BoxFuture<'static, Result<Vec<ResourceEntry>, ErrorObject>> {
+        let future = self(ctx);
+        Box::pin(async move { entries(future.await) })
+    }
+}
+
+/// What a template's list function may return.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a resource list function",
+    note = "return `Vec<ResourceEntry>` or `Result<Vec<ResourceEntry>, E>` where `E: Display`"
+)]
+pub trait IntoResourceEntries {
+    /// The conversion; `Err` carries the failure's message.
+    fn into_entries(self) -> Result<Vec<ResourceEntry>, String>;
+}
+
+impl IntoResourceEntries for Vec<ResourceEntry> {
+    fn into_entries(self) -> Result<Vec<ResourceEntry>, String> {
+        Ok(self)
+    }
+}
+
+impl<E: std::fmt::Display> IntoResourceEntries for Result<Vec<ResourceEntry>, E> {
+    fn into_entries(self) -> Result<Vec<ResourceEntry>, String> {
+        self.map_err(|e| e.to_string())
+    }
+}
+
+fn entries(value: impl IntoResourceEntries) -> Result<Vec<ResourceEntry>, ErrorObject> {
+    value.into_entries().map_err(|message| ErrorObject::new(crate::jsonrpc::code::INTERNAL_ERROR, message))
+}
+
+/// Runs a user list function (the generated shims call this).
+pub fn run_lister<M, L: Lister<M>>(
+    lister: L,
+    ctx: Context,
+) -> BoxFuture<'static, Result<Vec<ResourceEntry>, ErrorObject>> {
+    lister.list(ctx)
+}
+
+/// Implemented by the hidden item `#[mcp_resource]` puts next to a function.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an MCP resource",
+    note = "put `#[mcp_resource(uri = \"...\")]` on the function before listing it in `resources![...]`"
+)]
+pub trait ResourceDef {
+    /// The URI or template, for the compile-time duplicate check.
+    const URI: &'static str;
+    /// The descriptor.
+    fn descriptor() -> ResourceDescriptor;
+}
+
+/// The resources of a server, in order; built by `resources![...]`.
+#[derive(Default)]
+pub struct ResourceSet {
+    pub(crate) resources: Vec<ResourceDescriptor>,
+}
+
+impl ResourceSet {
+    #[doc(hidden)]
+    pub fn from_descriptors(resources: Vec<ResourceDescriptor>) -> Self {
+        Self { resources }
+    }
+}

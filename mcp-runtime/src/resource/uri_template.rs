@@ -1,0 +1,235 @@
+//! Matching concrete URIs against RFC 6570 templates (`{var}`, `{+var}`, `{#var}`, `{.var}`,
+//! `{/var}`, `{;var}`, `{?a,b}`, `{&a}`), and ranking templates by specificity.
+
+use super::template_syntax::{self, Operator, Part};
+use std::collections::HashMap;
+
+/// A parsed URI template.
+#[derive(Clone, Debug)]
+pub struct UriTemplate {
+    parts: Vec<Part>,
+}
+
+/// Variables bound by a match, percent-decoded.
+pub type Bindings = HashMap<String, String>;
+
+impl UriTemplate {
+    /// Parses a template.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        Ok(Self { parts: template_syntax::parse(text)? })
+    }
+
+    /// Whether the template has no variables (a static URI).
+    pub fn is_static(&self) -> bool {
+        self.parts.iter().all(|p| matches!(p, Part::Literal(_)))
+    }
+
+    /// The variable names, in order.
+    pub fn variables(&self) -> impl Iterator<Item = &str> {
+        template_syntax::variables(&self.parts)
+    }
+
+    /// How specific the template is: more literal text first, then fewer variables. Used to
+    /// pick one template deterministically when several match.
+    pub fn specificity(&self) -> (usize, std::cmp::Reverse<usize>) {
+        let literal = self.parts.iter().map(|p| if let Part::Literal(l) = p { l.len() } else { 0 }).sum();
+        (literal, std::cmp::Reverse(self.variables().count()))
+    }
+
+    /// The variables `uri` binds, if it matches.
+    pub fn matches(&self, uri: &str) -> Option<Bindings> {
+        let mut bindings = Bindings::new();
+        match_parts(&self.parts, uri, &mut bindings).then_some(bindings)
+    }
+}
+
+fn match_parts(parts: &[Part], input: &str, bindings: &mut Bindings) -> bool {
+    let Some((first, rest)) = parts.split_first() else { return input.is_empty() };
+    match first {
+        Part::Literal(literal) => {
+            input.strip_prefix(literal.as_str()).is_some_and(|tail| match_parts(rest, tail, bindings))
+        }
+        Part::Expression { operator, variables } => {
+            let (prefix, separator) = prefix_and_separator(*operator);
+            // An expression may expand to nothing (undefined variables); try that last.
+            let candidates = expansion_lengths(*operator, input, prefix);
+            for length in candidates {
+                let mut attempt = bindings.clone();
+                if bind(*operator, variables, &input[..length], prefix, separator, &mut attempt)
+                    && match_parts(rest, &input[length..], &mut attempt)
+                {
+                    *bindings = attempt;
+                    return true;
+                }
+            }
+            false
+        }
+    }
+}
+
+fn prefix_and_separator(operator: Operator) -> (&'static str, char) {
+    match operator {
+        Operator::Simple | Operator::Reserved => ("", ','),
+        Operator::Fragment => ("#", ','),
+        Operator::Label => (".", '.'),
+        Operator::Path => ("/", '/'),
+        Operator::PathParameter => (";", ';'),
+        Operator::Query => ("?", '&'),
+        Operator::QueryContinuation => ("&", '&'),
+    }
+}
+
+/// Candidate lengths of the expansion at the start of `input`, longest first, ending with 0.
+fn expansion_lengths(operator: Operator, input: &str, prefix: &str) -> Vec<usize> {
+    let allowed = |c: char| match operator {
+        Operator::Simple => is_unreserved(c) || c == '%' || c == ',',
+        Operator::Reserved | Operator::Fragment => {
+            !matches!(c, '?' | '#') || (operator == Operator::Fragment && c == '?')
+        }
+        Operator::Label => is_unreserved(c) || c == '%' || c == '.',
+        Operator::Path => is_unreserved(c) || c == '%' || c == '/' || c == ',',
+        Operator::PathParameter => is_unreserved(c) || c == '%' || c == ';' || c == '=' || c == ',',
+        Operator::Query | Operator::QueryContinuation => c != '#',
+    };
+    let mut lengths = Vec::new();
+    if input.starts_with(prefix) {
+        let body_start = prefix.len();
+        let end = input[body_start..].find(|c: char| !allowed(c)).map_or(input.len(), |i| body_start + i);
+        let boundaries = input[body_start..end].char_indices().map(|(i, _)| body_start + i).skip(1).chain([end]);
+        lengths.extend(boundaries.collect::<Vec<_>>().into_iter().rev());
+        if prefix.is_empty() {
+            lengths.retain(|&l| l > 0);
+        }
+    }
+    lengths.push(0);
+    lengths
+}
+
+fn is_unreserved(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~')
+}
+
+fn bind(
+    operator: Operator,
+    variables: &[String],
+    expansion: &str,
+    prefix: &str,
+    separator: char,
+    bindings: &mut Bindings,
+) -> bool {
+    if expansion.is_empty() {
+        return true; // every variable undefined
+    }
+    let Some(body) = expansion.strip_prefix(prefix) else { return false };
+    match operator {
+        Operator::Query | Operator::QueryContinuation | Operator::PathParameter => {
+            for pair in body.split(separator) {
+                let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+                if variables.iter().any(|v| v == key) {
+                    let Some(value) = decode(value) else { return false };
+                    bindings.insert(key.to_owned(), value);
+                }
+            }
+            true
+        }
+        _ => {
+            let values: Vec<&str> =
+                if variables.len() == 1 { vec![body] } else { body.splitn(variables.len(), separator).collect() };
+            for (name, value) in variables.iter().zip(values) {
+                let Some(value) = decode(value) else { return false };
+                bindings.insert(name.clone(), value);
+            }
+            true
+        }
+    }
+}
+
+/// Percent-decodes `text`; `None` when it is malformed or not UTF-8.
+pub(crate) fn decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// Whether a bound value would climb out of its place in a path (`..` as a segment).
+pub(crate) fn has_dot_segment(value: &str) -> bool {
+    value.split(['/', '\\']).any(|segment| segment == "..")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bindings(template: &str, uri: &str) -> Option<Vec<(String, String)>> {
+        let mut pairs: Vec<_> = UriTemplate::parse(template).unwrap().matches(uri)?.into_iter().collect();
+        pairs.sort();
+        Some(pairs)
+    }
+
+    fn pairs(list: &[(&str, &str)]) -> Option<Vec<(String, String)>> {
+        Some(list.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())
+    }
+
+    #[test]
+    fn simple_variables_match_one_segment() {
+        assert_eq!(bindings("test://template/{id}/data", "test://template/123/data"), pairs(&[("id", "123")]));
+        assert_eq!(bindings("test://template/{id}/data", "test://template/1/2/data"), None);
+        assert_eq!(bindings("users://{name}", "users://Ada%20Lovelace"), pairs(&[("name", "Ada Lovelace")]));
+        assert_eq!(bindings("a://{x}", "b://y"), None);
+    }
+
+    #[test]
+    fn reserved_and_fragment_expansion_keep_slashes() {
+        assert_eq!(bindings("file:///{+path}", "file:///src/main.rs"), pairs(&[("path", "src/main.rs")]));
+        assert_eq!(bindings("docs://page{#section}", "docs://page#intro"), pairs(&[("section", "intro")]));
+        assert_eq!(bindings("docs://page{#section}", "docs://page"), pairs(&[]));
+    }
+
+    #[test]
+    fn query_variables_are_optional_and_unordered() {
+        let t = "search://q{?term,limit}";
+        assert_eq!(bindings(t, "search://q?limit=5&term=rust"), pairs(&[("limit", "5"), ("term", "rust")]));
+        assert_eq!(bindings(t, "search://q?term=a%26b"), pairs(&[("term", "a&b")]));
+        assert_eq!(bindings(t, "search://q"), pairs(&[]));
+        assert_eq!(bindings("x://{id}{?v}", "x://7?v=2"), pairs(&[("id", "7"), ("v", "2")]));
+    }
+
+    #[test]
+    fn path_and_label_operators() {
+        assert_eq!(bindings("x://root{/a,b}", "x://root/one/two"), pairs(&[("a", "one"), ("b", "two")]));
+        assert_eq!(bindings("x://file{.ext}", "x://file.txt"), pairs(&[("ext", "txt")]));
+    }
+
+    #[test]
+    fn specificity_prefers_more_literal_text() {
+        let general = UriTemplate::parse("notes://{name}").unwrap();
+        let specific = UriTemplate::parse("notes://archive/{name}").unwrap();
+        assert!(specific.specificity() > general.specificity());
+    }
+
+    #[test]
+    fn malformed_templates_are_rejected() {
+        assert!(UriTemplate::parse("x://{unclosed").is_err());
+        assert!(UriTemplate::parse("x://{a*}").is_err());
+        assert!(UriTemplate::parse("x://{a,a}").is_err());
+        assert!(UriTemplate::parse("x://a}").is_err());
+    }
+
+    #[test]
+    fn dot_segments_are_detected() {
+        assert!(has_dot_segment("../etc/passwd"));
+        assert!(has_dot_segment("a/../../b"));
+        assert!(!has_dot_segment("a..b/c"));
+    }
+}

@@ -1,0 +1,155 @@
+//! The router: method name to handler. Handlers that need no user code answer at once
+//! ([`Route::Reply`]); the others return a [`Task`] the engine runs on its own task.
+
+mod completion;
+mod lifecycle;
+mod prompts;
+mod resources;
+mod tools;
+
+pub(crate) use lifecycle::initialize;
+
+use crate::context::Context;
+use crate::engine::session::Session;
+use crate::jsonrpc::{ErrorObject, code};
+use crate::registry::Registry;
+use futures_util::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+/// A successful answer, in whichever form is cheapest to produce.
+pub(crate) enum Reply<'a> {
+    /// Serialized ahead of time and shared (e.g. a `tools/list` page).
+    Shared(&'a RawValue),
+    /// Serialized for this answer.
+    Raw(Box<RawValue>),
+    /// A value to serialize.
+    Value(Value),
+}
+
+impl Reply<'_> {
+    pub fn empty() -> Result<Self, ErrorObject> {
+        Ok(Self::Value(Value::Object(Map::new())))
+    }
+
+    pub fn method_not_found(method: &str) -> Result<Self, ErrorObject> {
+        Err(ErrorObject::new(code::METHOD_NOT_FOUND, format!("Method not found: {method}")))
+    }
+}
+
+impl Serialize for Reply<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Shared(raw) => raw.serialize(s),
+            Self::Raw(raw) => raw.serialize(s),
+            Self::Value(value) => value.serialize(s),
+        }
+    }
+}
+
+/// The user-code part of a request, given its context; yields the serialized result.
+pub(crate) type Handler = Box<dyn FnOnce(Context) -> BoxFuture<'static, Result<Box<RawValue>, ErrorObject>> + Send>;
+
+/// Work that runs user code, to be spawned by the engine.
+pub(crate) struct Task {
+    /// The request's `_meta` (progress token...).
+    pub meta: Option<Map<String, Value>>,
+    pub run: Handler,
+    /// What to answer if the user code panics.
+    pub on_panic: PanicAnswer,
+}
+
+/// The answer to a request whose handler panicked.
+pub(crate) enum PanicAnswer {
+    /// A tool: an `isError` result naming it, so the model sees the failure.
+    ToolError(&'static str),
+    /// Anything else: an internal error.
+    InternalError,
+}
+
+pub(crate) enum Route<'a> {
+    Reply(Result<Reply<'a>, ErrorObject>),
+    Spawn(Task),
+}
+
+impl<'a> From<Result<Reply<'a>, ErrorObject>> for Route<'a> {
+    fn from(reply: Result<Reply<'a>, ErrorObject>) -> Self {
+        Self::Reply(reply)
+    }
+}
+
+/// Methods this router answers once the session is initialized.
+const METHODS: &[&str] = &[
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "logging/setLevel",
+];
+
+pub(crate) fn is_known_method(method: &str) -> bool {
+    METHODS.contains(&method)
+}
+
+/// Parses `params`, absent counting as `{}`; a mismatch is -32602 naming the problem.
+pub(crate) fn parse_params<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>) -> Result<T, ErrorObject> {
+    let json = params.map_or("{}", RawValue::get);
+    serde_json::from_str(json).map_err(|err| ErrorObject::invalid_params(format!("Invalid params: {err}")))
+}
+
+/// Serializes a handler's result.
+pub(crate) fn to_raw(value: &impl Serialize) -> Result<Box<RawValue>, ErrorObject> {
+    serde_json::value::to_raw_value(value)
+        .map_err(|err| ErrorObject::new(code::INTERNAL_ERROR, format!("Internal error: {err}")))
+}
+
+#[derive(Deserialize)]
+struct Paginated<'a> {
+    #[serde(borrow)]
+    cursor: Option<std::borrow::Cow<'a, str>>,
+}
+
+fn cursor(params: Option<&RawValue>) -> Result<Option<String>, ErrorObject> {
+    Ok(parse_params::<Paginated<'_>>(params)?.cursor.map(|c| c.into_owned()))
+}
+
+/// Routes a request of an initialized session.
+pub(crate) fn route<'a>(
+    registry: &'a Arc<Registry>,
+    session: &Session,
+    method: &str,
+    params: Option<&RawValue>,
+) -> Route<'a> {
+    let page = |listing: Result<&'a RawValue, ErrorObject>| Route::Reply(listing.map(Reply::Shared));
+    match method {
+        "tools/list" => match cursor(params) {
+            Ok(cursor) => page(registry.tools.page(cursor.as_deref())),
+            Err(error) => Route::Reply(Err(error)),
+        },
+        "tools/call" => tools::call(registry, params),
+        "resources/list" => resources::list(registry, params),
+        "resources/templates/list" => match cursor(params) {
+            Ok(cursor) => page(registry.templates.page(cursor.as_deref())),
+            Err(error) => Route::Reply(Err(error)),
+        },
+        "resources/read" => resources::read(registry, session, params),
+        "resources/subscribe" => resources::subscribe(session, params, true).into(),
+        "resources/unsubscribe" => resources::subscribe(session, params, false).into(),
+        "prompts/list" => match cursor(params) {
+            Ok(cursor) => page(registry.prompts.page(cursor.as_deref())),
+            Err(error) => Route::Reply(Err(error)),
+        },
+        "prompts/get" => prompts::get(registry, params),
+        "completion/complete" => completion::complete(registry, params),
+        "logging/setLevel" => lifecycle::set_level(session, params).into(),
+        _ => Reply::method_not_found(method).into(),
+    }
+}

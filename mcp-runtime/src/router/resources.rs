@@ -1,0 +1,94 @@
+//! `resources/list`, `resources/read`, `resources/subscribe` and `resources/unsubscribe`.
+
+use super::{PanicAnswer, Reply, Route, Task, cursor, parse_params, to_raw};
+use crate::engine::session::Session;
+use crate::jsonrpc::ErrorObject;
+use crate::protocol;
+use crate::registry::Registry;
+use crate::resource::ResourceRequest;
+use crate::resource::uri_template::has_dot_segment;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+#[derive(Deserialize)]
+struct UriParams {
+    uri: String,
+    #[serde(rename = "_meta")]
+    meta: Option<Map<String, Value>>,
+}
+
+pub(crate) fn list<'a>(registry: &'a Arc<Registry>, params: Option<&RawValue>) -> Route<'a> {
+    let cursor = match cursor(params) {
+        Ok(cursor) => cursor,
+        Err(error) => return Route::Reply(Err(error)),
+    };
+    if !registry.has_resource_lists() {
+        return Route::Reply(registry.resources.page(cursor.as_deref()).map(Reply::Shared));
+    }
+    // Templates enumerate their resources at request time: user code, so a task.
+    let registry = Arc::clone(registry);
+    Route::Spawn(Task {
+        meta: None,
+        on_panic: PanicAnswer::InternalError,
+        run: Box::new(move |ctx| {
+            Box::pin(async move {
+                let mut all: Vec<Box<RawValue>> = registry.resources.wire_items().map(ToOwned::to_owned).collect();
+                for template in registry.templates.items() {
+                    if let Some(list) = template.descriptor.list {
+                        for entry in list(ctx.clone()).await? {
+                            all.push(to_raw(&entry)?);
+                        }
+                    }
+                }
+                let start = match cursor.as_deref() {
+                    None => 0,
+                    Some(c) => c
+                        .parse::<usize>()
+                        .ok()
+                        .filter(|&i| i < all.len())
+                        .ok_or_else(|| ErrorObject::invalid_params(format!("invalid cursor: {c:?}")))?,
+                };
+                let end = start.saturating_add(registry.page_size).min(all.len());
+                let mut page = Map::new();
+                page.insert("resources".into(), serde_json::to_value(&all[start..end]).unwrap_or_default());
+                if end < all.len() {
+                    page.insert("nextCursor".into(), end.to_string().into());
+                }
+                to_raw(&page)
+            })
+        }),
+    })
+}
+
+pub(crate) fn read<'a>(registry: &'a Registry, session: &Session, params: Option<&RawValue>) -> Route<'a> {
+    let params: UriParams = match parse_params(params) {
+        Ok(params) => params,
+        Err(error) => return Route::Reply(Err(error)),
+    };
+    let version = session.protocol_version();
+    let (descriptor, variables) = if let Some(resource) = registry.resources.get(&params.uri) {
+        (resource.clone(), Default::default())
+    } else if let Some((template, variables)) = registry.match_template(&params.uri) {
+        if !template.descriptor.allow_dot_segments && variables.values().any(|v| has_dot_segment(v)) {
+            let message = format!("refused: a `..` segment in a variable of {}", params.uri);
+            return Route::Reply(Err(ErrorObject::invalid_params(message)));
+        }
+        (template.descriptor.clone(), variables)
+    } else {
+        return Route::Reply(Err(protocol::resource_not_found(&params.uri, version)));
+    };
+    let request = ResourceRequest { uri: params.uri, variables };
+    Route::Spawn(Task {
+        meta: params.meta,
+        on_panic: PanicAnswer::InternalError,
+        run: Box::new(move |ctx| Box::pin(async move { to_raw(&(descriptor.read)(request, ctx).await?) })),
+    })
+}
+
+pub(crate) fn subscribe(session: &Session, params: Option<&RawValue>, on: bool) -> Result<Reply<'static>, ErrorObject> {
+    let params: UriParams = parse_params(params)?;
+    session.set_subscribed(params.uri, on);
+    Reply::empty()
+}

@@ -1,0 +1,48 @@
+//! `tools/call`.
+
+use super::{PanicAnswer, Route, Task, parse_params, to_raw};
+use crate::jsonrpc::ErrorObject;
+use crate::registry::Registry;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+pub(crate) fn call(registry: &Registry, params: Option<&RawValue>) -> Route<'static> {
+    #[derive(Deserialize)]
+    struct CallParams<'a> {
+        #[serde(borrow)]
+        name: std::borrow::Cow<'a, str>,
+        arguments: Option<Box<RawValue>>,
+        #[serde(rename = "_meta")]
+        meta: Option<serde_json::Map<String, serde_json::Value>>,
+    }
+    let call = parse_params::<CallParams<'_>>(params).and_then(|p| {
+        let tool = registry
+            .tools
+            .get(&p.name)
+            .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown tool: {}", p.name)))?;
+        if p.arguments.as_deref().is_some_and(|a| !a.get().starts_with('{')) {
+            return Err(ErrorObject::invalid_params("tools/call: `arguments` must be an object"));
+        }
+        Ok((tool.clone(), p.arguments, p.meta))
+    });
+    match call {
+        Ok((tool, arguments, meta)) => Route::Spawn(Task {
+            meta,
+            run: Box::new(move |ctx| {
+                Box::pin(async move {
+                    if tool.confirm {
+                        let fallback = ctx.session().server.confirmation_fallback;
+                        if let Err(refused) =
+                            crate::tool::confirm(&ctx, tool.name, arguments.as_deref(), fallback).await
+                        {
+                            return to_raw(&refused);
+                        }
+                    }
+                    to_raw(&(tool.call)(arguments, ctx).await)
+                })
+            }),
+            on_panic: PanicAnswer::ToolError(tool.name),
+        }),
+        Err(error) => Route::Reply(Err(error)),
+    }
+}

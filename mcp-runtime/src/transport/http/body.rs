@@ -1,0 +1,104 @@
+//! [`McpBody`], the body of every answer, and the answers themselves: JSON, SSE, empty, and
+//! errors carrying a JSON-RPC error object.
+
+use super::sse::Reader;
+use crate::jsonrpc::{self, ErrorObject};
+use http_body_util::combinators::UnsyncBoxBody;
+use http_body_util::{BodyExt as _, Empty, Full, StreamBody};
+use hyper::body::{Body, Bytes, Frame, SizeHint};
+use hyper::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderValue};
+use hyper::{Response, StatusCode};
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+/// The body of the MCP endpoint's answers: JSON, an SSE stream, or nothing. It implements
+/// [`hyper::body::Body`] (`Data = Bytes`, no errors), so axum and other hyper-based stacks can
+/// send it as it is.
+pub struct McpBody {
+    inner: UnsyncBoxBody<Bytes, Infallible>,
+}
+
+impl std::fmt::Debug for McpBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpBody").finish_non_exhaustive()
+    }
+}
+
+impl Body for McpBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        Pin::new(&mut self.inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+impl McpBody {
+    fn full(bytes: impl Into<Bytes>) -> Self {
+        Self { inner: Full::new(bytes.into()).boxed_unsync() }
+    }
+
+    fn empty() -> Self {
+        Self { inner: Empty::new().boxed_unsync() }
+    }
+
+    fn events(reader: Reader) -> Self {
+        let frames = futures_util::stream::unfold(reader, |mut reader| async move {
+            let frame = reader.next().await?;
+            Some((Ok::<_, Infallible>(Frame::data(frame)), reader))
+        });
+        Self { inner: StreamBody::new(frames).boxed_unsync() }
+    }
+}
+
+pub(super) type Answer = Response<McpBody>;
+
+const JSON: HeaderValue = HeaderValue::from_static("application/json");
+
+/// A JSON-RPC message as `application/json`.
+pub(super) fn json(status: StatusCode, bytes: Vec<u8>) -> Answer {
+    let mut answer = Response::new(McpBody::full(bytes));
+    *answer.status_mut() = status;
+    answer.headers_mut().insert(CONTENT_TYPE, JSON);
+    answer
+}
+
+/// An HTTP error whose body is a JSON-RPC error response without an id.
+pub(super) fn error(status: StatusCode, code: i32, message: impl Into<String>) -> Answer {
+    json(status, jsonrpc::encode_error(None, &ErrorObject::new(code, message)))
+}
+
+/// No body (202 Accepted, 204 No Content).
+pub(super) fn empty(status: StatusCode) -> Answer {
+    let mut answer = Response::new(McpBody::empty());
+    *answer.status_mut() = status;
+    answer
+}
+
+/// An SSE stream.
+pub(super) fn event_stream(reader: Reader) -> Answer {
+    sse(McpBody::events(reader))
+}
+
+/// An SSE stream of frames known up front.
+pub(super) fn event_frames(frames: Bytes) -> Answer {
+    sse(McpBody::full(frames))
+}
+
+fn sse(body: McpBody) -> Answer {
+    let mut answer = Response::new(body);
+    let headers = answer.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    answer
+}

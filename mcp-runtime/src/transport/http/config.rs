@@ -1,0 +1,141 @@
+//! [`HttpConfig`]: the endpoint path, the Origin/Host allow-lists, and the session and stream
+//! limits of the Streamable HTTP transport.
+
+use std::time::Duration;
+
+/// How an [`McpHttpService`](super::McpHttpService) serves: build it with the methods below,
+/// starting from [`HttpConfig::default()`].
+///
+/// The defaults suit a server on the local machine: the endpoint is `/mcp`; only requests whose
+/// `Host` is `localhost`, `127.0.0.1` or `[::1]` (any port) are served, and a browser `Origin`
+/// must name one of those hosts too (DNS-rebinding protection); at most 10 000 sessions, each
+/// ended after 30 minutes without a request.
+///
+/// ```
+/// use mcp_runtime::http::HttpConfig;
+/// use std::time::Duration;
+///
+/// // Behind a reverse proxy that answers for mcp.example.com:
+/// let config = HttpConfig::default()
+///     .allow_host("mcp.example.com")
+///     .allow_origin("https://app.example.com")
+///     .idle_timeout(Duration::from_secs(600))
+///     .max_sessions(1_000);
+/// # let _ = config;
+/// ```
+#[derive(Clone, Debug)]
+pub struct HttpConfig {
+    pub(super) path: String,
+    pub(super) hosts: AllowList,
+    pub(super) origins: AllowList,
+    pub(super) idle_timeout: Duration,
+    pub(super) max_sessions: usize,
+    pub(super) sse_retry: Duration,
+    pub(super) replay_buffer: usize,
+    pub(super) keep_alive: Option<Duration>,
+}
+
+/// Which `Host` or `Origin` values are served.
+#[derive(Clone, Debug)]
+pub(super) struct AllowList {
+    /// No check at all.
+    pub any: bool,
+    /// `localhost`, `127.0.0.1` and `[::1]`, on any port.
+    pub loopback: bool,
+    /// More values, lower-cased.
+    pub extra: Vec<String>,
+}
+
+impl AllowList {
+    fn loopback() -> Self {
+        Self { any: false, loopback: true, extra: Vec::new() }
+    }
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        Self {
+            path: "/mcp".to_owned(),
+            hosts: AllowList::loopback(),
+            origins: AllowList::loopback(),
+            idle_timeout: Duration::from_secs(30 * 60),
+            max_sessions: 10_000,
+            sse_retry: Duration::from_secs(1),
+            replay_buffer: 1024,
+            keep_alive: Some(Duration::from_secs(15)),
+        }
+    }
+}
+
+impl HttpConfig {
+    /// The path of the MCP endpoint (default `/mcp`). Requests for other paths get 404.
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        let path = path.into();
+        self.path = if path.starts_with('/') { path } else { format!("/{path}") };
+        self
+    }
+
+    /// Also serves requests whose `Host` is `host`: a name (`mcp.example.com`, any port) or a
+    /// name with a port (`mcp.example.com:8443`, that port only). Others get 403.
+    pub fn allow_host(mut self, host: impl Into<String>) -> Self {
+        self.hosts.extra.push(host.into().to_ascii_lowercase());
+        self
+    }
+
+    /// Serves requests whatever their `Host` header, e.g. behind a proxy that checks it.
+    /// Without a Host check, a server on localhost is open to DNS-rebinding attacks from
+    /// web pages unless the Origin check stays on.
+    pub fn allow_any_host(mut self) -> Self {
+        self.hosts.any = true;
+        self
+    }
+
+    /// Also serves browser requests from `origin`, e.g. `https://app.example.com` (scheme, host
+    /// and port as the browser sends them). Requests with any other `Origin` get 403; requests
+    /// without one (not from a browser) are not affected.
+    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
+        let origin = origin.into().trim_end_matches('/').to_ascii_lowercase();
+        self.origins.extra.push(origin);
+        self
+    }
+
+    /// Serves requests whatever their `Origin` header.
+    pub fn allow_any_origin(mut self) -> Self {
+        self.origins.any = true;
+        self
+    }
+
+    /// Ends a session after this long without a request or an open stream (default 30
+    /// minutes); its id then gets 404 and the client starts a new session.
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// The most sessions open at once (default 10 000); a new `initialize` beyond that gets 503.
+    pub fn max_sessions(mut self, max: usize) -> Self {
+        self.max_sessions = max;
+        self
+    }
+
+    /// How long a client should wait before reconnecting to a stream the server closed (the
+    /// SSE `retry:` field; default 1 s).
+    pub fn sse_retry(mut self, retry: Duration) -> Self {
+        self.sse_retry = retry;
+        self
+    }
+
+    /// How many events each stream keeps for a client that reconnects with `Last-Event-ID`
+    /// (default 1024). When a client reads slower than a request writes, the request waits.
+    pub fn replay_buffer(mut self, events: usize) -> Self {
+        self.replay_buffer = events.max(1);
+        self
+    }
+
+    /// How often an idle SSE stream gets a comment line, so proxies keep it open and a gone
+    /// client is noticed (default 15 s; `None`: never).
+    pub fn keep_alive(mut self, interval: Option<Duration>) -> Self {
+        self.keep_alive = interval;
+        self
+    }
+}

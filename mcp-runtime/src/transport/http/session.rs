@@ -1,0 +1,154 @@
+//! One HTTP session: its engine [`Connection`], its `GET` stream, and the streams of the
+//! `POST`s it answered with SSE, kept for a while for clients that resume them.
+
+use super::sse::{EventStream, Reader, STANDALONE, StreamSettings};
+use crate::engine::Connection;
+use crate::engine::outgoing::{Outgoing, Sink};
+use crate::server::ServerCore;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+use tokio::sync::mpsc;
+
+/// Messages queued on one stream's sink before the engine waits.
+const SINK_QUEUE: usize = 64;
+
+/// Answered `POST` streams kept for replay, per session.
+const RETAINED_STREAMS: usize = 32;
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+pub(super) struct HttpSession {
+    pub id: String,
+    pub connection: Connection,
+    streams: Arc<Streams>,
+    last_active: Mutex<Instant>,
+}
+
+/// Every stream of a session.
+struct Streams {
+    settings: StreamSettings,
+    standalone: Arc<EventStream>,
+    table: Mutex<Table>,
+}
+
+#[derive(Default)]
+struct Table {
+    next_id: u64,
+    /// Streams by id, with the sink that feeds each (weakly: the stream must not keep it open).
+    streams: HashMap<u64, (Arc<EventStream>, mpsc::WeakSender<Outgoing>)>,
+    /// Complete streams, oldest first, dropped past [`RETAINED_STREAMS`].
+    retired: VecDeque<u64>,
+}
+
+impl HttpSession {
+    /// A new session; must run inside the tokio runtime (it spawns its `GET` stream's pump).
+    pub fn new(id: String, core: Arc<ServerCore>, settings: StreamSettings) -> Arc<Self> {
+        let standalone = Arc::new(EventStream::new(STANDALONE, settings));
+        let table = Table { next_id: STANDALONE + 1, ..Table::default() };
+        let streams = Arc::new(Streams { settings, standalone, table: Mutex::new(table) });
+        let (unsolicited, mut messages) = mpsc::channel::<Outgoing>(SINK_QUEUE);
+        let standalone = Arc::clone(&streams.standalone);
+        tokio::spawn(async move {
+            while let Some(message) = messages.recv().await {
+                standalone.push(&message.bytes).await;
+            }
+        });
+        let connection = Connection::new(core, unsolicited);
+        let closer = Arc::clone(&streams);
+        connection.set_stream_closer(Box::new(move |sink| closer.close_connection_of(sink)));
+        Arc::new(Self { id, connection, streams, last_active: Mutex::new(Instant::now()) })
+    }
+
+    pub fn touch(&self) {
+        *lock(&self.last_active) = Instant::now();
+    }
+
+    /// Idle: no request since `timeout` ago, and no stream connected.
+    pub fn is_idle(&self, now: Instant, timeout: std::time::Duration) -> bool {
+        now.saturating_duration_since(*lock(&self.last_active)) >= timeout && !self.streams.any_reader()
+    }
+
+    /// A stream for one request: the sink to hand the engine, and the reader for the `POST`'s
+    /// answer, which starts with the priming event.
+    pub fn open_stream(&self) -> (Sink, Reader) {
+        let (sink, mut messages) = mpsc::channel::<Outgoing>(SINK_QUEUE);
+        let streams = &self.streams;
+        let mut table = lock(&streams.table);
+        let id = table.next_id;
+        table.next_id += 1;
+        let stream = Arc::new(EventStream::new(id, streams.settings));
+        table.streams.insert(id, (Arc::clone(&stream), sink.downgrade()));
+        drop(table);
+        let reader = stream.attach(None);
+        stream.prime();
+        let streams = Arc::clone(streams);
+        tokio::spawn(async move {
+            while let Some(message) = messages.recv().await {
+                stream.push(&message.bytes).await;
+                if message.is_response {
+                    break;
+                }
+            }
+            // Answered, or the request ended without an answer (cancelled).
+            stream.complete();
+            streams.retire(stream.id());
+        });
+        (sink, reader)
+    }
+
+    /// Queues a message on the `GET` stream.
+    pub async fn send_unsolicited(&self, message: &[u8]) {
+        self.streams.standalone.push(message).await;
+    }
+
+    /// A reader for a `GET`: resuming the stream of `last_event` (`(stream, seq)`), or the
+    /// session's own `GET` stream. `None` when that stream is no longer kept.
+    pub fn listen(&self, last_event: Option<(u64, u64)>) -> Option<Reader> {
+        let streams = &self.streams;
+        let Some((stream, seq)) = last_event else {
+            return Some(streams.standalone.attach(None).lead_with(super::sse::retry_frame(streams.settings.retry)));
+        };
+        let stream = match stream {
+            STANDALONE => Arc::clone(&streams.standalone),
+            id => Arc::clone(&lock(&streams.table).streams.get(&id)?.0),
+        };
+        stream.knows(seq).then(|| stream.attach(Some(seq)))
+    }
+
+    /// Ends every stream: connected clients get what is logged, then their streams end.
+    pub fn end(&self) {
+        self.streams.standalone.complete();
+        for (stream, _) in lock(&self.streams.table).streams.values() {
+            stream.complete();
+        }
+    }
+}
+
+impl Streams {
+    fn any_reader(&self) -> bool {
+        self.standalone.has_reader() || lock(&self.table).streams.values().any(|(s, _)| s.has_reader())
+    }
+
+    /// [`Context::close_sse_stream`](crate::Context::close_sse_stream): finds the stream `sink`
+    /// feeds and ends its connection.
+    fn close_connection_of(&self, sink: &Sink) {
+        let table = lock(&self.table);
+        let fed = table.streams.values().find(|(_, weak)| weak.upgrade().is_some_and(|s| s.same_channel(sink)));
+        if let Some((stream, _)) = fed {
+            stream.close_connection();
+        }
+    }
+
+    fn retire(&self, id: u64) {
+        let mut table = lock(&self.table);
+        table.retired.push_back(id);
+        while table.retired.len() > RETAINED_STREAMS {
+            if let Some(old) = table.retired.pop_front() {
+                table.streams.remove(&old);
+            }
+        }
+    }
+}

@@ -1,0 +1,191 @@
+"""Interop tests over Streamable HTTP: the official Python MCP SDK client against the
+``examples/http-server`` binary (named by the environment variable HTTP_SERVER_BIN, an
+absolute path), in connect mode ``"legacy"`` (the ``initialize`` handshake, protocol
+2025-11-25, with an ``Mcp-Session-Id``).
+
+Each test starts its own server process on a free port of 127.0.0.1 (``PORT``), waits until
+it accepts connections, and connects with ``mcp.Client("http://127.0.0.1:<port>/mcp")``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client, types
+
+pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+
+MODE = "legacy"
+TEST_TIMEOUT_S = 60.0
+READ_TIMEOUT_S = 20.0
+START_TIMEOUT_S = 10.0
+STOP_TIMEOUT_S = 5.0
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class HttpServer:
+    process: subprocess.Popen[bytes]
+    url: str
+    stderr_path: Path
+
+    def stderr_tail(self, limit: int = 4000) -> str:
+        text = self.stderr_path.read_text(errors="replace") if self.stderr_path.exists() else ""
+        return text[-limit:] if text else "<empty stderr>"
+
+
+@pytest.fixture
+def http_server(tmp_path: Path) -> Iterator[HttpServer]:
+    binary = os.environ.get("HTTP_SERVER_BIN")
+    if not binary:
+        pytest.fail("environment variable HTTP_SERVER_BIN is not set (absolute path of the compiled server)")
+    if not (os.path.isabs(binary) and os.path.isfile(binary) and os.access(binary, os.X_OK)):
+        pytest.fail(f"HTTP_SERVER_BIN={binary!r} is not an absolute path to an executable file")
+    port = free_port()
+    stderr_path = tmp_path / "stderr.log"
+    with stderr_path.open("wb") as stderr:
+        process = subprocess.Popen(
+            [binary],
+            env={**os.environ, "PORT": str(port), "RUST_BACKTRACE": "1"},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+        )
+    server = HttpServer(process, f"http://127.0.0.1:{port}/mcp", stderr_path)
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while True:
+        if process.poll() is not None:
+            pytest.fail(f"the server exited with {process.returncode}: {server.stderr_tail()}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                process.kill()
+                pytest.fail(f"the server did not listen on port {port}: {server.stderr_tail()}")
+            time.sleep(0.05)
+    try:
+        yield server
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+        assert process.stdout is not None
+        process.stdout.close()
+
+
+@dataclass
+class Collected:
+    progress: list[tuple[float, float | None, str | None]] = field(default_factory=list)
+    logs: list[types.LoggingMessageNotificationParams] = field(default_factory=list)
+
+    async def on_progress(self, progress: float, total: float | None, message: str | None) -> None:
+        self.progress.append((progress, total, message))
+
+    async def on_log(self, params: types.LoggingMessageNotificationParams) -> None:
+        self.logs.append(params)
+
+
+def run_async(fn: Callable[[], Awaitable[None]]) -> None:
+    async def bounded() -> None:
+        with anyio.fail_after(TEST_TIMEOUT_S):
+            await fn()
+
+    anyio.run(bounded)
+
+
+def only_text(result: types.CallToolResult) -> str:
+    assert len(result.content) == 1, result.content
+    block = result.content[0]
+    assert isinstance(block, types.TextContent), block
+    return block.text
+
+
+def test_handshake_and_list_tools(http_server: HttpServer) -> None:
+    async def body() -> None:
+        async with Client(http_server.url, mode=MODE, read_timeout_seconds=READ_TIMEOUT_S) as client:
+            assert client.server_info is not None and client.server_info.name == "http-server"
+            assert client.session.initialize_result is not None, "initialize handshake did not happen"
+            assert client.protocol_version == "2025-11-25"
+            assert client.server_capabilities.tools is not None
+            listed = await client.list_tools()
+        assert [t.name for t in listed.tools] == ["add", "count_slowly", "long_job"]
+        add = listed.tools[0]
+        assert set((add.input_schema.get("properties") or {})) == {"a", "b"}
+        assert add.annotations is not None and add.annotations.read_only_hint is True
+
+    run_async(body)
+
+
+def test_call_tool(http_server: HttpServer) -> None:
+    async def body() -> None:
+        async with Client(http_server.url, mode=MODE, read_timeout_seconds=READ_TIMEOUT_S) as client:
+            result = await client.call_tool("add", {"a": 2, "b": 3})
+            assert result.is_error is False, result.content
+            assert only_text(result) == "5"
+            failed = await client.call_tool("count_slowly", {"to": 1000})
+            assert failed.is_error is True
+            assert "at most 100" in only_text(failed)
+
+    run_async(body)
+
+
+def test_progress_and_logs_stream_during_the_call(http_server: HttpServer) -> None:
+    to = 5
+
+    async def body() -> None:
+        got = Collected()
+        async with Client(
+            http_server.url, mode=MODE, read_timeout_seconds=READ_TIMEOUT_S, logging_callback=got.on_log
+        ) as client:
+            result = await client.call_tool("count_slowly", {"to": to}, progress_callback=got.on_progress)
+            assert only_text(result) == f"counted to {to}"
+            deadline = time.monotonic() + 3.0
+            while (len(got.progress) < to or len(got.logs) < to) and time.monotonic() < deadline:
+                await anyio.sleep(0.01)
+        assert [p for p, _, _ in got.progress] == [float(i) for i in range(1, to + 1)], got.progress
+        assert all(total == float(to) for _, total, _ in got.progress), got.progress
+        assert [m.data for m in got.logs] == [f"counted {i}" for i in range(1, to + 1)], got.logs
+
+    run_async(body)
+
+
+def test_sse_polling_delivers_the_result_after_reconnecting(http_server: HttpServer) -> None:
+    async def body() -> None:
+        async with Client(http_server.url, mode=MODE, read_timeout_seconds=READ_TIMEOUT_S) as client:
+            result = await client.call_tool("long_job", {})
+            assert only_text(result) == "job done"
+            # The session still works afterwards.
+            assert only_text(await client.call_tool("add", {"a": 1, "b": 1})) == "2"
+
+    run_async(body)
+
+
+def test_sigterm_stops_the_server_cleanly(http_server: HttpServer) -> None:
+    async def body() -> None:
+        async with Client(http_server.url, mode=MODE, read_timeout_seconds=READ_TIMEOUT_S) as client:
+            await client.list_tools()
+
+    run_async(body)
+    http_server.process.send_signal(signal.SIGTERM)
+    try:
+        code = http_server.process.wait(timeout=STOP_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"the server did not stop within {STOP_TIMEOUT_S}s of SIGTERM: {http_server.stderr_tail()}")
+    assert code == 0, f"exit status {code}: {http_server.stderr_tail()}"
+    assert http_server.process.stdout is not None
+    assert http_server.process.stdout.read() == b"", "the server printed on stdout"
