@@ -18,6 +18,10 @@ impl Errors {
         self.errors.push(error);
     }
 
+    pub fn extend(&mut self, errors: impl IntoIterator<Item = syn::Error>) {
+        self.errors.extend(errors);
+    }
+
     /// All errors as one, or `Ok` if there were none.
     pub fn finish(self) -> syn::Result<()> {
         let mut errors = self.errors.into_iter();

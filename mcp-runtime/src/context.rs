@@ -1,10 +1,11 @@
 //! The per-request context a tool can ask for: request id, cancellation, progress and logging.
 
+use crate::client::input_round::InputRound;
 use crate::engine::outgoing::{self, Sink};
 use crate::engine::session::Session;
 use crate::jsonrpc::RequestId;
 use crate::logging::LoggingLevel;
-use crate::protocol::ProtocolVersion;
+use crate::protocol::{ProtocolVersion, RequestMeta};
 use crate::server::{Implementation, ServerHandle};
 use crate::tool::CallToolResult;
 use serde::Serialize;
@@ -31,6 +32,15 @@ struct Inner {
     session: Arc<Session>,
     /// Where this request's progress, logs and requests to the client go.
     sink: Sink,
+    /// For a stateless (2026-07-28) request: its client view and input round.
+    stateless: Option<Arc<Stateless>>,
+}
+
+/// What a stateless request carries instead of a session: the client's view from `_meta`, and
+/// the answers to requests to the client gathered over the rounds.
+pub(crate) struct Stateless {
+    pub meta: RequestMeta,
+    pub round: InputRound,
 }
 
 impl Context {
@@ -40,8 +50,17 @@ impl Context {
         cancellation: CancellationToken,
         session: Arc<Session>,
         sink: Sink,
+        stateless: Option<Arc<Stateless>>,
     ) -> Self {
-        Self { inner: Arc::new(Inner { request_id, meta, cancellation, session, sink }) }
+        Self { inner: Arc::new(Inner { request_id, meta, cancellation, session, sink, stateless }) }
+    }
+
+    pub(crate) fn stateless(&self) -> Option<&Stateless> {
+        self.inner.stateless.as_deref()
+    }
+
+    pub(crate) fn is_stateless(&self) -> bool {
+        self.inner.stateless.is_some()
     }
 
     pub(crate) fn session(&self) -> &Arc<Session> {
@@ -90,17 +109,26 @@ impl Context {
 
     /// The client's name and version, as it introduced itself.
     pub fn client_info(&self) -> Option<&Implementation> {
-        self.inner.session.client().and_then(|c| c.info.as_ref())
+        match self.stateless() {
+            Some(stateless) => stateless.meta.client_info.as_ref(),
+            None => self.inner.session.client().and_then(|c| c.info.as_ref()),
+        }
     }
 
-    /// The capabilities the client declared.
+    /// The capabilities the client declared (for this request, in the 2026-07-28 era).
     pub fn client_capabilities(&self) -> Option<&Map<String, Value>> {
-        self.inner.session.client().map(|c| &c.capabilities)
+        match self.stateless() {
+            Some(stateless) => Some(&stateless.meta.capabilities),
+            None => self.inner.session.client().map(|c| &c.capabilities),
+        }
     }
 
-    /// The negotiated protocol version.
+    /// The protocol version this request is served under.
     pub fn protocol_version(&self) -> Option<ProtocolVersion> {
-        self.inner.session.client().map(|c| c.version)
+        match self.stateless() {
+            Some(_) => Some(ProtocolVersion::V2026_07_28),
+            None => self.inner.session.client().map(|c| c.version),
+        }
     }
 
     /// Reports progress (`notifications/progress`). A no-op when the client did not ask for
@@ -166,8 +194,13 @@ impl Context {
         self.log(LoggingLevel::Error, message.into()).await
     }
 
+    /// Whether a log message at `level` goes to the client: the session's level in the
+    /// 2025-11-25 era; in the 2026-07-28 era only when the request asked for a level.
     pub(crate) fn wants_log(&self, level: LoggingLevel) -> bool {
-        level >= self.inner.session.log_level()
+        match self.stateless() {
+            Some(stateless) => stateless.meta.log_level.is_some_and(|wanted| level >= wanted),
+            None => level >= self.inner.session.log_level(),
+        }
     }
 
     /// The `tracing` bridge's path: it cannot wait, so a full outbound queue drops the line.

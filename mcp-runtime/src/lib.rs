@@ -112,7 +112,7 @@ pub mod __private {
     pub use crate::completion::{CompleteFn, run_completer};
     pub use crate::prompt::{PromptArgument, PromptDef, PromptDescriptor};
     pub use crate::resource::{ListFn, ResourceDef, ResourceDescriptor, ResourceRequest, run_lister};
-    pub use crate::text_value::{ParseViaDeserialize, ParseViaFromStr, TextValue};
+    pub use crate::text_value::{FromText, ParseUnsupported, ParseViaDeserialize, ParseViaFromStr, TextValue};
     pub use crate::tool::descriptor::{ToolDescriptor, parse_arguments};
     pub use crate::tool::schema::{input_schema_for, verbatim_schema};
     pub use crate::tool::{ToolAnnotations, ToolDef, ToolParameter};

@@ -1,6 +1,7 @@
 //! The server builder: what the user registers, turned into the immutable core every
 //! connection shares.
 
+use crate::engine::StateKey;
 use crate::error::{Error, Result};
 use crate::prompt::PromptSet;
 use crate::registry::{Catalog, Change, Definitions, Edit};
@@ -52,6 +53,8 @@ pub struct Server {
     client_request_timeout: Duration,
     state: TypeMap,
     confirmation_fallback: ConfirmationFallback,
+    request_state_key: Option<StateKey>,
+    cache_ttl: Duration,
     running: Arc<OnceLock<Weak<ServerCore>>>,
 }
 
@@ -68,6 +71,8 @@ impl Server {
             client_request_timeout: Duration::from_secs(300),
             state: TypeMap::default(),
             confirmation_fallback: ConfirmationFallback::default(),
+            request_state_key: None,
+            cache_ttl: Duration::ZERO,
             running: Arc::default(),
         }
     }
@@ -118,6 +123,20 @@ impl Server {
     /// (it declared no elicitation): refuse (the default) or run anyway.
     pub fn confirmation_fallback(mut self, fallback: ConfirmationFallback) -> Self {
         self.confirmation_fallback = fallback;
+        self
+    }
+
+    /// The secret that seals `requestState` in 2026-07-28 input-required results (HMAC-SHA256).
+    /// Random per process by default; servers behind a load balancer must share one.
+    pub fn request_state_secret(mut self, secret: impl AsRef<[u8]>) -> Self {
+        self.request_state_key = Some(StateKey::from_secret(secret.as_ref()));
+        self
+    }
+
+    /// How long 2026-07-28 clients may cache lists, reads and discovery (`ttlMs`); default 0
+    /// (always revalidate), since tools and resources can change at run time.
+    pub fn cache_ttl(mut self, ttl: Duration) -> Self {
+        self.cache_ttl = ttl;
         self
     }
 
@@ -215,6 +234,8 @@ impl Server {
             client_request_timeout: self.client_request_timeout,
             state: self.state,
             confirmation_fallback: self.confirmation_fallback,
+            request_state_key: self.request_state_key.unwrap_or_else(StateKey::random),
+            cache_ttl: self.cache_ttl,
         });
         let _ = self.running.set(Arc::downgrade(&core));
         Ok(core)
@@ -289,4 +310,6 @@ pub(crate) struct ServerCore {
     pub client_request_timeout: Duration,
     pub state: TypeMap,
     pub confirmation_fallback: ConfirmationFallback,
+    pub request_state_key: StateKey,
+    pub cache_ttl: Duration,
 }

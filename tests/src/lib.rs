@@ -35,6 +35,12 @@ pub fn spec_2025_11_25() -> &'static Spec {
     SPEC.get_or_init(|| Spec::load("2025-11-25"))
 }
 
+/// The 2026-07-28 schema, loaded once.
+pub fn spec_2026_07_28() -> &'static Spec {
+    static SPEC: OnceLock<Spec> = OnceLock::new();
+    SPEC.get_or_init(|| Spec::load("2026-07-28"))
+}
+
 /// The schema definition a request's result must match.
 pub fn result_definition(method: &str) -> Option<&'static str> {
     Some(match method {
@@ -48,6 +54,8 @@ pub fn result_definition(method: &str) -> Option<&'static str> {
         "prompts/list" => "ListPromptsResult",
         "prompts/get" => "GetPromptResult",
         "completion/complete" => "CompleteResult",
+        "server/discover" => "DiscoverResult",
+        "subscriptions/listen" => "SubscriptionsListenResult",
         _ => return None,
     })
 }
@@ -83,14 +91,27 @@ impl Spec {
     /// matches the result type of the request it answers (`answers`), a notification its type.
     pub fn check_message(&self, message: &Value, answers: Option<&str>) -> Result<(), String> {
         self.check("JSONRPCMessage", message)?;
-        if message.get("error").is_some() {
-            return self.check("JSONRPCErrorResponse", message);
+        if let Some(error) = message.get("error") {
+            self.check("JSONRPCErrorResponse", message)?;
+            let specific = match error["code"].as_i64() {
+                Some(-32022) => "UnsupportedProtocolVersionError",
+                Some(-32021) => "MissingRequiredClientCapabilityError",
+                Some(-32020) => "HeaderMismatchError",
+                _ => return Ok(()),
+            };
+            // Older revisions have no such definition (nor these codes).
+            return match self.document["$defs"].get(specific) {
+                Some(_) => self.check(specific, message),
+                None => Ok(()),
+            };
         }
         if let Some(method) = message.get("method").and_then(Value::as_str) {
             let definition = if message.get("id").is_some() { "ServerRequest" } else { "ServerNotification" };
             return self.check(definition, message).map_err(|e| format!("{method}: {e}"));
         }
-        if let (Some(result), Some(definition)) = (message.get("result"), answers.and_then(result_definition)) {
+        let input_required = message["result"].get("resultType") == Some(&json!("input_required"));
+        let definition = if input_required { Some("InputRequiredResult") } else { answers.and_then(result_definition) };
+        if let (Some(result), Some(definition)) = (message.get("result"), definition) {
             self.check(definition, result)?;
         }
         Ok(())

@@ -22,7 +22,15 @@ pub struct StdioServer {
 impl StdioServer {
     /// Starts `program`.
     pub fn spawn(program: &str) -> Self {
-        let mut child = Command::new(program)
+        Self::spawn_with(program, |_| {})
+    }
+
+    /// Starts `program` after `configure` has added arguments, environment variables or a
+    /// working directory to its command.
+    pub fn spawn_with(program: &str, configure: impl FnOnce(&mut Command)) -> Self {
+        let mut command = Command::new(program);
+        configure(&mut command);
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

@@ -1,8 +1,9 @@
-//! A richer MCP server: structured output, errors the model can read, progress, logging and
-//! an image. Run it with `cargo run -p showcase`.
+//! A richer MCP server: structured output, errors the model can read, progress, logging,
+//! an image, and requests to the client (sampling, elicitation, roots).
+//! Run it with `cargo run -p showcase`.
 
-use mcp_runtime::Image;
 use mcp_runtime::prelude::*;
+use mcp_runtime::{ClientError, Elicitation, Image, Sampling};
 use std::time::Duration;
 
 /// A made-up weather forecast: what `forecast` returns as structured content.
@@ -85,13 +86,80 @@ fn pixel() -> Image {
     Image::from_base64(PNG, "image/png")
 }
 
+/// Summarize a text in one sentence, with the client's model (sampling).
+#[mcp_tool(read_only)]
+async fn summarize(
+    /// The text to summarize
+    text: String,
+    ctx: Context,
+) -> Result<String, ClientError> {
+    let request = Sampling::new(format!("Summarize this in one sentence:\n\n{text}"))
+        .system_prompt("You write short, plain summaries.")
+        .max_tokens(200);
+    let reply = ctx.sample(request).await?;
+    Ok(reply.text().unwrap_or("(the model answered without text)").to_owned())
+}
+
+/// What `plan_trip` asks the user: a form the client shows.
+#[derive(Deserialize, JsonSchema)]
+struct Trip {
+    /// Where to go
+    destination: String,
+    /// How many nights to stay
+    nights: u32,
+    /// How to get there
+    travel: Travel,
+}
+
+/// A way to travel.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Travel {
+    /// By train
+    Train,
+    /// By plane
+    Plane,
+    /// By car
+    Car,
+}
+
+/// Plan a trip, asking the user where, how long and how (elicitation).
+#[mcp_tool(read_only)]
+async fn plan_trip(ctx: Context) -> Result<String, ClientError> {
+    Ok(match ctx.elicit::<Trip>("Where would you like to go?").await? {
+        Elicitation::Accept(trip) => {
+            let travel = match trip.travel {
+                Travel::Train => "by train",
+                Travel::Plane => "by plane",
+                Travel::Car => "by car",
+            };
+            format!("{} nights in {}, {travel}", trip.nights, trip.destination)
+        }
+        Elicitation::Decline => "no trip: the user declined".into(),
+        Elicitation::Cancel => "no trip: the user cancelled".into(),
+    })
+}
+
+/// The folders the client shared with this server (its roots), one URI per line.
+#[mcp_tool(read_only)]
+async fn list_roots(ctx: Context) -> Result<String, ClientError> {
+    let roots = ctx.roots().await?;
+    Ok(roots.iter().map(|root| root.uri.as_str()).collect::<Vec<_>>().join("\n"))
+}
+
 fn server() -> Server {
-    server!()
+    let server = server!()
         .title("MCP showcase")
         .instructions(
-            "Try `forecast` for structured output, `count_slowly` for progress and logs, `pixel` for an image.",
+            "Try `forecast` for structured output, `count_slowly` for progress and logs, `pixel` for an image, \
+             `summarize`, `plan_trip` and `list_roots` for requests to the client.",
         )
-        .tools(tools![forecast, count_slowly, pixel])
+        .tools(tools![forecast, count_slowly, pixel, summarize, plan_trip, list_roots]);
+    // How long to wait for the client to answer (default 5 minutes), e.g. for tests.
+    match std::env::var("MCP_CLIENT_TIMEOUT_MS").ok().and_then(|ms| ms.parse().ok()) {
+        Some(ms) => server.client_request_timeout(Duration::from_millis(ms)),
+        None => server,
+    }
 }
 
 #[mcp_runtime::main]

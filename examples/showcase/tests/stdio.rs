@@ -46,3 +46,76 @@ async fn sigterm_flushes_the_answer_in_flight_and_exits_zero() {
     assert_eq!(answer["result"]["content"][0]["text"], "counted to 5");
     server.assert_schema_valid();
 }
+
+/// Calls a tool from a client declaring `capabilities`, answering the one request the server
+/// sends to the client with `answer` (or never, when `None`); returns that request and the result.
+async fn call_answering(
+    server: &mut StdioServer,
+    capabilities: serde_json::Value,
+    tool: &str,
+    answer: Option<serde_json::Value>,
+) -> (serde_json::Value, serde_json::Value) {
+    let params = json!({"protocolVersion": "2025-11-25", "capabilities": capabilities, "clientInfo": {"name": "t", "version": "0"}});
+    server.request(0, "initialize", params).await;
+    server.notify("notifications/initialized", json!({})).await;
+    server.send_request(json!(1), "tools/call", json!({"name": tool, "arguments": {"text": "a long text"}})).await;
+    let request = server.recv().await.unwrap();
+    assert!(request["method"].is_string(), "{request}");
+    if let Some(answer) = answer {
+        let reply = json!({"jsonrpc": "2.0", "id": request["id"], "result": answer});
+        server.send_line(reply.to_string().as_bytes()).await;
+    }
+    loop {
+        let message = server.recv().await.unwrap();
+        if message["id"] == 1 && message.get("method").is_none() {
+            return (request, message["result"].clone());
+        }
+    }
+}
+
+#[tokio::test]
+async fn sampling_elicitation_and_roots_round_trip_through_the_client() {
+    let mut server = StdioServer::spawn(BIN);
+    let answer = json!({"role": "assistant", "content": {"type": "text", "text": "Short."}, "model": "m"});
+    let (request, result) = call_answering(&mut server, json!({"sampling": {}}), "summarize", Some(answer)).await;
+    assert_eq!(request["method"], "sampling/createMessage");
+    assert_eq!(request["params"]["maxTokens"], 200);
+    assert_eq!(result["content"][0]["text"], "Short.");
+    server.close_stdin();
+    server.wait(Duration::from_secs(1)).await;
+    server.assert_schema_valid();
+
+    let mut server = StdioServer::spawn(BIN);
+    let answer = json!({"action": "accept", "content": {"destination": "Porto", "nights": 3, "travel": "train"}});
+    let (request, result) = call_answering(&mut server, json!({"elicitation": {}}), "plan_trip", Some(answer)).await;
+    assert_eq!(request["method"], "elicitation/create");
+    assert_eq!(request["params"]["requestedSchema"]["required"], json!(["destination", "nights", "travel"]));
+    assert_eq!(result["content"][0]["text"], "3 nights in Porto, by train");
+    server.close_stdin();
+    server.wait(Duration::from_secs(1)).await;
+    server.assert_schema_valid();
+
+    let mut server = StdioServer::spawn(BIN);
+    let answer = json!({"roots": [{"uri": "file:///a"}, {"uri": "file:///b", "name": "b"}]});
+    let (request, result) = call_answering(&mut server, json!({"roots": {}}), "list_roots", Some(answer)).await;
+    assert_eq!(request["method"], "roots/list");
+    assert_eq!(result["content"][0]["text"], "file:///a\nfile:///b");
+    server.close_stdin();
+    server.wait(Duration::from_secs(1)).await;
+    server.assert_schema_valid();
+}
+
+#[tokio::test]
+async fn an_unanswered_request_times_out_as_configured_by_the_environment() {
+    let mut server = StdioServer::spawn_with(BIN, |command| {
+        command.env("MCP_CLIENT_TIMEOUT_MS", "200");
+    });
+    let (_, result) = call_answering(&mut server, json!({"sampling": {}}), "summarize", None).await;
+    assert_eq!(result["isError"], true);
+    assert_eq!(result["content"][0]["text"], "the client did not answer within 200ms");
+    let cancelled = server.recv().await.unwrap();
+    assert_eq!(cancelled["method"], "notifications/cancelled");
+    server.close_stdin();
+    assert!(server.wait(Duration::from_secs(1)).await.success());
+    server.assert_schema_valid();
+}

@@ -91,15 +91,19 @@ fn icon_mime_type(src: &str) -> Option<&'static str> {
 /// Binds each text argument (a template variable or prompt argument, from `source`, a
 /// `HashMap<String, String>`) with `TextValue` parsing; absent ones are `None` for `Option`
 /// parameters and an error otherwise. Failures return `Err(error_object)`.
+///
+/// A type that is neither `FromStr` nor `Deserialize` resolves to `ParseUnsupported`, whose
+/// unmet `FromText` bound is reported on the type (its last path segment: the call can carry
+/// only one token's span).
 pub(crate) fn bind_text_arguments(handler: &HandlerFn, source: &TokenStream) -> TokenStream {
     let lines = handler.params.iter().enumerate().filter(|(_, p)| !p.injected).map(|(i, param)| {
         let (binding, ty, name) = (binding(i), &param.ty, param.wire_name());
-        let parse = |target: &TokenStream| {
-            quote_spanned! {ty.span()=>
+        let parse = |target: &syn::Type| {
+            quote_spanned! {type_span(target)=>
                 {
                     #[allow(unused_imports)]
-                    use ::mcp_runtime::__private::{ParseViaDeserialize as _, ParseViaFromStr as _};
-                    match (&::mcp_runtime::__private::TextValue::<#target>::new()).parse_text(text) {
+                    use ::mcp_runtime::__private::{ParseUnsupported as _, ParseViaDeserialize as _, ParseViaFromStr as _};
+                    match (&&::mcp_runtime::__private::TextValue::<#target>::new()).parse_text(text) {
                         ::core::result::Result::Ok(value) => value,
                         ::core::result::Result::Err(problem) => {
                             return ::core::result::Result::Err(::mcp_runtime::__private::invalid_argument(#name, &problem))
@@ -110,7 +114,7 @@ pub(crate) fn bind_text_arguments(handler: &HandlerFn, source: &TokenStream) -> 
         };
         match option_inner(param) {
             Some(inner) => {
-                let parsed = parse(&quote!(#inner));
+                let parsed = parse(inner);
                 quote! {
                     let #binding: #ty = match #source.get(#name) {
                         ::core::option::Option::Some(text) => ::core::option::Option::Some(#parsed),
@@ -119,7 +123,7 @@ pub(crate) fn bind_text_arguments(handler: &HandlerFn, source: &TokenStream) -> 
                 }
             }
             None => {
-                let parsed = parse(&quote!(#ty));
+                let parsed = parse(ty);
                 quote! {
                     let #binding: #ty = match #source.get(#name) {
                         ::core::option::Option::Some(text) => #parsed,
@@ -132,6 +136,15 @@ pub(crate) fn bind_text_arguments(handler: &HandlerFn, source: &TokenStream) -> 
         }
     });
     quote!(#(#lines)*)
+}
+
+/// Where to report an error about a type: the last segment of a path (`NoteId` in
+/// `ids::NoteId`), else its first token.
+fn type_span(ty: &syn::Type) -> proc_macro2::Span {
+    match ty {
+        syn::Type::Path(path) if path.qself.is_none() => path.path.segments.last().map_or_else(|| ty.span(), |s| s.ident.span()),
+        _ => ty.span(),
+    }
 }
 
 /// `T` of a parameter written `Option<T>`.

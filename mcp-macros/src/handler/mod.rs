@@ -67,6 +67,16 @@ impl Param {
             (None, None) => String::new(),
         }
     }
+
+    /// Where to report an error about the argument's name: the `rename` literal, else the
+    /// binding, else the type.
+    pub fn name_tokens(&self) -> TokenStream {
+        match (&self.options.rename, &self.ident) {
+            (Some(rename), _) => rename.to_token_stream(),
+            (None, Some(ident)) => ident.to_token_stream(),
+            (None, None) => self.ty.to_token_stream(),
+        }
+    }
 }
 
 /// Types the runtime injects, recognised by the last segment of their path.

@@ -85,8 +85,7 @@ fn check_params(handler: &HandlerFn, kind: Kind, errors: &mut Errors) {
         }
         let wire = param.wire_name();
         if !wire_names.insert(wire.clone()) {
-            let at = param.options.rename.as_ref().map_or(param.ident.to_token_stream(), ToTokens::to_token_stream);
-            errors.error(at, format!("two parameters are both named `{wire}` in the arguments; rename one with `#[mcp(rename = \"...\")]`"));
+            errors.error(param.name_tokens(), format!("two parameters are both named `{wire}` in the arguments; rename one with `#[mcp(rename = \"...\")]`"));
         }
     }
 }

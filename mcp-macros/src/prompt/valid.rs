@@ -10,13 +10,19 @@ pub(crate) fn check(prompt: &HandlerFn, options: &PromptOptions, errors: &mut Er
             errors.error(default, "prompt arguments arrive as text: make the parameter an `Option<T>` and use `.unwrap_or(...)` for a default");
         }
     }
+    let arguments: Vec<String> = prompt.arguments().map(|p| format!("`{}`", p.wire_name())).collect();
     for (name, _) in &options.complete {
-        if !prompt.arguments().any(|p| *name == p.wire_name()) {
-            let arguments: Vec<String> = prompt.arguments().map(|p| p.wire_name()).collect();
-            errors.error(
-                name,
-                format!("`{name}` is not an argument of this prompt; its arguments are: {}", arguments.join(", ")),
-            );
+        if prompt.arguments().any(|p| *name == p.wire_name()) {
+            continue;
         }
+        let message = if arguments.is_empty() {
+            format!("`{name}` is not an argument of this prompt, which takes none: remove `complete(...)`")
+        } else {
+            format!(
+                "`{name}` is not an argument of this prompt: `complete(...)` names its arguments, here {}",
+                arguments.join(", ")
+            )
+        };
+        errors.error(name, message);
     }
 }

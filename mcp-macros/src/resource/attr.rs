@@ -22,10 +22,12 @@ pub(crate) struct ResourceOptions {
 const RESOURCE_OPTIONS: &str = "uri, name, title, description, mime_type, size, audience, priority, last_modified, icon, list, complete, allow_dot_segments";
 
 impl ResourceOptions {
-    pub fn parse(attr: TokenStream) -> syn::Result<Self> {
+    /// The options, and the first error if one stopped the parse (the options before it are
+    /// kept, so their checks still run).
+    pub fn parse(attr: TokenStream) -> (Self, Option<syn::Error>) {
         let mut options = Self::default();
-        parse_options(attr, |meta| options.parse_one(meta))?;
-        Ok(options)
+        let error = parse_options(attr, |meta| options.parse_one(meta)).err();
+        (options, error)
     }
 
     fn parse_one(&mut self, meta: ParseNestedMeta<'_>) -> syn::Result<()> {

@@ -19,13 +19,15 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let mut errors = Errors::default();
     let attr_span = proc_macro2::Span::call_site();
-    let options = attr::ResourceOptions::parse(attr).unwrap_or_else(|err| {
-        errors.push(err);
-        attr::ResourceOptions::default()
-    });
+    let (options, options_error) = attr::ResourceOptions::parse(attr);
+    // A bad option hides the ones after it: say nothing of a missing `uri` then.
+    let uri_may_follow = options_error.is_some();
+    errors.extend(options_error);
     let resource = HandlerFn::parse(function, Kind::Resource, &mut errors);
     handler::valid::check(&resource, Kind::Resource, &mut errors);
-    valid::check(&resource, &options, attr_span, &mut errors);
+    if options.uri.is_some() || !uri_may_follow {
+        valid::check(&resource, &options, attr_span, &mut errors);
+    }
     match (errors.finish(), &options.uri) {
         (Ok(()), Some(uri)) => expand::resource(&resource, &options, uri),
         (Err(error), _) => with_item(error, resource.item.into_token_stream()),

@@ -1,8 +1,8 @@
 //! `elicitation/create`: ask the user for input through the client, in a form (typed by a
 //! Rust struct) or by sending them to a URL.
 
-use super::{ClientError, without_meta};
-use crate::context::Context;
+use super::ClientError;
+use super::Input;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -129,7 +129,7 @@ struct ElicitAnswer {
     content: Option<Map<String, Value>>,
 }
 
-impl Context {
+impl Input<'_> {
     /// Asks the user to fill in a form shaped like `T` (a flat struct of strings, numbers,
     /// booleans and enums; doc comments become field descriptions). Needs the client's
     /// `elicitation` capability.
@@ -150,7 +150,7 @@ impl Context {
     /// # Ok(()) }
     /// ```
     pub async fn elicit<T: DeserializeOwned + JsonSchema>(
-        &self,
+        self,
         message: impl Into<String>,
     ) -> Result<Elicitation<T>, ClientError> {
         let schema = elicitation_schema_for::<T>().map_err(|e| ClientError::InvalidRequest(e.to_string()))?;
@@ -166,7 +166,7 @@ impl Context {
     /// Like [`elicit`](Self::elicit) with a hand-written `requestedSchema` (checked against
     /// what elicitation allows); the accepted content comes back as JSON.
     pub async fn elicit_with_schema(
-        &self,
+        self,
         message: impl Into<String>,
         requested_schema: Map<String, Value>,
     ) -> Result<Elicitation<Map<String, Value>>, ClientError> {
@@ -178,10 +178,8 @@ impl Context {
             requested_schema: Map<String, Value>,
         }
         let params = Params { message: message.into(), requested_schema };
-        let answer: Value =
-            self.ask_client(("elicitation", &["elicitation"]), "elicitation/create", &params, None).await?;
         let answer: ElicitAnswer =
-            serde_json::from_value(without_meta(answer)).map_err(|e| ClientError::InvalidResponse(e.to_string()))?;
+            self.ask(("elicitation", &["elicitation"]), "elicitation/create", &params, None).await?;
         Ok(match answer.action {
             Action::Accept => Elicitation::Accept(answer.content.unwrap_or_default()),
             Action::Decline => Elicitation::Decline,
@@ -192,7 +190,7 @@ impl Context {
     /// Sends the user to `url` (URL-mode elicitation, for anything sensitive such as credentials
     /// or payments, which must not pass through the client). Needs `elicitation.url`.
     pub async fn elicit_url(
-        &self,
+        self,
         message: impl Into<String>,
         url: impl Into<String>,
         elicitation_id: impl Into<String>,
@@ -207,12 +205,8 @@ impl Context {
         }
         let params =
             Params { mode: "url", message: message.into(), url: url.into(), elicitation_id: elicitation_id.into() };
-        let answer: ElicitAnswer = self
-            .ask_client(("elicitation.url", &["elicitation", "url"]), "elicitation/create", &params, None)
-            .await
-            .and_then(|v: Value| {
-                serde_json::from_value(without_meta(v)).map_err(|e| ClientError::InvalidResponse(e.to_string()))
-            })?;
+        let answer: ElicitAnswer =
+            self.ask(("elicitation.url", &["elicitation", "url"]), "elicitation/create", &params, None).await?;
         Ok(match answer.action {
             Action::Accept => Elicitation::Accept(()),
             Action::Decline => Elicitation::Decline,

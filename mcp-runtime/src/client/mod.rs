@@ -3,6 +3,7 @@
 //! the client did not declare is an immediate [`ClientError::Unsupported`], never a hang.
 
 mod elicitation;
+pub(crate) mod input_round;
 mod roots;
 mod sampling;
 
@@ -54,8 +55,8 @@ impl fmt::Display for ClientError {
 impl std::error::Error for ClientError {}
 
 /// Whether the capability at `path` (e.g. `["elicitation", "url"]`) was declared.
-fn declared(ctx: &Context, path: &[&str]) -> bool {
-    let Some(capabilities) = ctx.client_capabilities() else { return false };
+pub(crate) fn declared(capabilities: Option<&serde_json::Map<String, Value>>, path: &[&str]) -> bool {
+    let Some(capabilities) = capabilities else { return false };
     let mut node = capabilities.get(path[0]);
     for key in &path[1..] {
         node = node.and_then(|n| n.get(*key));
@@ -63,21 +64,81 @@ fn declared(ctx: &Context, path: &[&str]) -> bool {
     node.is_some_and(|n| !n.is_null())
 }
 
+/// A request to the client under a chosen key. In the 2026-07-28 era a request to the client
+/// travels inside an input-required result, keyed by name; the key is assigned in call order
+/// unless you choose it with [`Context::input`]. In the 2025-11-25 era the key is unused.
+pub struct Input<'a> {
+    ctx: &'a Context,
+    key: Option<String>,
+}
+
 impl Context {
-    /// Sends `method` to the client once `capability` is known to be declared, and decodes the
-    /// answer. The single path every server-to-client request takes.
-    pub(crate) async fn ask_client<R: DeserializeOwned>(
+    /// A request to the client under `key` (`ctx.input("user_name").elicit::<Name>("Your name?")`).
+    pub fn input(&self, key: impl Into<String>) -> Input<'_> {
+        Input { ctx: self, key: Some(key.into()) }
+    }
+
+    fn unkeyed(&self) -> Input<'_> {
+        Input { ctx: self, key: None }
+    }
+
+    /// Asks the client's model for a completion; see [`Input::sample`].
+    pub async fn sample(&self, request: Sampling) -> Result<Sampled, ClientError> {
+        self.unkeyed().sample(request).await
+    }
+
+    /// Asks the user to fill in a form shaped like `T`; see [`Input::elicit`].
+    pub async fn elicit<T: DeserializeOwned + schemars::JsonSchema>(
         &self,
+        message: impl Into<String>,
+    ) -> Result<Elicitation<T>, ClientError> {
+        self.unkeyed().elicit(message).await
+    }
+
+    /// Asks the user to fill in a hand-written form; see [`Input::elicit_with_schema`].
+    pub async fn elicit_with_schema(
+        &self,
+        message: impl Into<String>,
+        requested_schema: serde_json::Map<String, Value>,
+    ) -> Result<Elicitation<serde_json::Map<String, Value>>, ClientError> {
+        self.unkeyed().elicit_with_schema(message, requested_schema).await
+    }
+
+    /// Sends the user to a URL; see [`Input::elicit_url`].
+    pub async fn elicit_url(
+        &self,
+        message: impl Into<String>,
+        url: impl Into<String>,
+        elicitation_id: impl Into<String>,
+    ) -> Result<Elicitation<()>, ClientError> {
+        self.unkeyed().elicit_url(message, url, elicitation_id).await
+    }
+
+    /// The client's roots; see [`Input::roots`].
+    pub async fn roots(&self) -> Result<Vec<Root>, ClientError> {
+        self.unkeyed().roots().await
+    }
+}
+
+impl Input<'_> {
+    /// Sends `method` to the client once `capability` is known to be declared, and decodes the
+    /// answer: the single path every server-to-client request takes, in both eras.
+    async fn ask<R: DeserializeOwned>(
+        self,
         capability: (&'static str, &[&str]),
         method: &str,
         params: &(impl Serialize + ?Sized),
         timeout: Option<Duration>,
     ) -> Result<R, ClientError> {
-        if !declared(self, capability.1) {
+        let ctx = self.ctx;
+        if let Some(stateless) = ctx.stateless() {
+            return stateless.round.ask(self.key, capability, method, params, ctx.client_capabilities()).await;
+        }
+        if !declared(ctx.client_capabilities(), capability.1) {
             return Err(ClientError::Unsupported { capability: capability.0 });
         }
-        let limit = timeout.unwrap_or(self.session().server.client_request_timeout);
-        let answer = tokio::time::timeout(limit, self.session().request_client(self.sink(), method, params))
+        let limit = timeout.unwrap_or(ctx.session().server.client_request_timeout);
+        let answer = tokio::time::timeout(limit, ctx.session().request_client(ctx.sink(), method, params))
             .await
             .map_err(|_| ClientError::Timeout(limit))?;
         match answer {

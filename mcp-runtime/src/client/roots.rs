@@ -1,6 +1,6 @@
 //! `roots/list`: the folders the client lets the server work in, and a path check against them.
 
-use super::{ClientError, without_meta};
+use super::{ClientError, Input};
 use crate::context::Context;
 use crate::resource::uri_template::decode;
 use serde::{Deserialize, Serialize};
@@ -54,23 +54,26 @@ struct ListRoots {
     roots: Vec<Root>,
 }
 
-impl Context {
-    /// The client's roots (`roots/list`), cached for the session until the client sends
-    /// `notifications/roots/list_changed`. Needs the client's `roots` capability.
-    pub async fn roots(&self) -> Result<Vec<Root>, ClientError> {
-        let session = self.session();
-        if let Some(cached) = session.cached_roots() {
+impl Input<'_> {
+    /// The client's roots (`roots/list`). In the 2025-11-25 era the answer is cached for the
+    /// session until the client sends `notifications/roots/list_changed`. Needs the client's
+    /// `roots` capability.
+    pub async fn roots(self) -> Result<Vec<Root>, ClientError> {
+        let session = self.ctx.session();
+        let cacheable = !self.ctx.is_stateless();
+        if cacheable && let Some(cached) = session.cached_roots() {
             return Ok(cached);
         }
         let generation = session.roots_generation();
-        let answer: serde_json::Value =
-            self.ask_client(("roots", &["roots"]), "roots/list", &serde_json::json!({}), None).await?;
-        let list: ListRoots =
-            serde_json::from_value(without_meta(answer)).map_err(|e| ClientError::InvalidResponse(e.to_string()))?;
-        session.cache_roots(generation, list.roots.clone());
+        let list: ListRoots = self.ask(("roots", &["roots"]), "roots/list", &serde_json::json!({}), None).await?;
+        if cacheable {
+            session.cache_roots(generation, list.roots.clone());
+        }
         Ok(list.roots)
     }
+}
 
+impl Context {
     /// Resolves `path` (relative paths against the first root) and checks it lies inside one
     /// of the client's roots after canonicalization, so neither `..` nor a symlink can escape.
     /// A path that does not exist yet is checked through its parent folder.

@@ -1,8 +1,8 @@
 //! `sampling/createMessage`: ask the client's model for a completion.
 
 use super::ClientError;
+use super::Input;
 use crate::content::{Content, Role};
-use crate::context::Context;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::time::Duration;
@@ -163,16 +163,16 @@ impl Sampled {
     }
 }
 
-impl Context {
+impl Input<'_> {
     /// Asks the client's model for a completion (`sampling/createMessage`). Needs the client's
     /// `sampling` capability (and `sampling.tools` when the request carries tools).
-    pub async fn sample(&self, request: Sampling) -> Result<Sampled, ClientError> {
+    pub async fn sample(self, request: Sampling) -> Result<Sampled, ClientError> {
         let capability = if request.tools.is_empty() {
             ("sampling", &["sampling"][..])
         } else {
             ("sampling.tools", &["sampling", "tools"][..])
         };
         let timeout = request.timeout;
-        self.ask_client(capability, "sampling/createMessage", &request, timeout).await
+        self.ask(capability, "sampling/createMessage", &request, timeout).await
     }
 }

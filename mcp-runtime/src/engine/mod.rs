@@ -6,7 +6,11 @@
 //! spawned on their own task, so a slow tool never holds up the next message.
 
 pub(crate) mod outgoing;
+mod request_state;
 pub(crate) mod session;
+mod stateless;
+
+pub(crate) use request_state::StateKey;
 
 use crate::context::{CURRENT, Context};
 use crate::jsonrpc::{self, ErrorObject, Incoming, RequestId, code};
@@ -19,6 +23,7 @@ use serde::Deserialize;
 use serde_json::json;
 use serde_json::value::RawValue;
 use session::Session;
+use std::future::Future as _;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use tokio::task::JoinHandle;
@@ -88,6 +93,9 @@ impl Connection {
     }
 
     async fn on_request(&self, id: RequestId, method: &str, params: Option<&RawValue>, sink: &Sink) {
+        if method == "server/discover" || stateless::is_stateless(params) {
+            return self.on_stateless_request(id, method, params, sink).await;
+        }
         let session = &self.session;
         let reply = match method {
             "initialize" => router::initialize(session, params),
@@ -99,9 +107,9 @@ impl Connection {
             )),
             _ => {
                 let registry = session.server.catalog.snapshot();
-                match router::route(&registry, session, method, params) {
+                match router::route(&registry, session, session.protocol_version(), method, params) {
                     Route::Reply(reply) => return answer(sink, &id, reply).await,
-                    Route::Spawn(task) => return self.spawn(id, task, sink).await,
+                    Route::Spawn(task) => return self.spawn(id, task, sink, None).await,
                 }
             }
         };
@@ -109,8 +117,9 @@ impl Connection {
     }
 
     /// Runs a handler of user code on its own task, cancellable by `notifications/cancelled`,
-    /// with panics turned into answers.
-    async fn spawn(&self, id: RequestId, task: Task, sink: &Sink) {
+    /// with panics turned into answers. A stateless request (`call`) may stop early to ask the
+    /// client for input.
+    async fn spawn(&self, id: RequestId, task: Task, sink: &Sink, call: Option<stateless::StatelessCall>) {
         let Some(cancellation) = self.session.begin(&id) else {
             let error = ErrorObject::new(
                 code::INVALID_REQUEST,
@@ -119,16 +128,26 @@ impl Connection {
             return answer(sink, &id, Err(error)).await;
         };
         let session = Arc::clone(&self.session);
-        let ctx = Context::new(id.clone(), task.meta, cancellation.clone(), Arc::clone(&session), sink.clone());
+        let state = call.as_ref().map(stateless::StatelessCall::context_state);
+        let ctx = Context::new(id.clone(), task.meta, cancellation.clone(), Arc::clone(&session), sink.clone(), state);
         let (sink, run, on_panic) = (sink.clone(), task.run, task.on_panic);
         tokio::spawn(async move {
-            let handler = CURRENT.scope(ctx.clone(), AssertUnwindSafe(run(ctx)).catch_unwind());
-            let outcome = tokio::select! {
+            let mut handler =
+                std::pin::pin!(CURRENT.scope(ctx.clone(), AssertUnwindSafe(run(ctx.clone())).catch_unwind()));
+            // Runs the handler until it finishes or, stateless, stops waiting on the client.
+            let step = std::future::poll_fn(|cx| match handler.as_mut().poll(cx) {
+                std::task::Poll::Ready(outcome) => std::task::Poll::Ready(stateless::Step::Done(outcome)),
+                std::task::Poll::Pending => match ctx.stateless().and_then(|s| s.round.pending_requests()) {
+                    Some(requests) => std::task::Poll::Ready(stateless::Step::InputRequired(requests)),
+                    None => std::task::Poll::Pending,
+                },
+            });
+            let step = tokio::select! {
                 biased;
                 () = cancellation.cancelled() => return,
-                outcome = handler => outcome,
+                step = step => step,
             };
-            let reply = outcome.unwrap_or_else(|panic| panicked(&*panic, on_panic));
+            let reply = step.into_reply(call.as_ref(), on_panic, &session.server);
             if session.finish(&id) {
                 answer(&sink, &id, reply.map(Reply::Raw)).await;
             }
@@ -203,7 +222,10 @@ async fn announce_changes(session: Arc<Session>) {
 }
 
 /// The answer for a handler that panicked; the panic's message goes to the log only.
-fn panicked(panic: &(dyn std::any::Any + Send), on_panic: PanicAnswer) -> Result<Box<RawValue>, ErrorObject> {
+pub(super) fn panicked(
+    panic: &(dyn std::any::Any + Send),
+    on_panic: PanicAnswer,
+) -> Result<Box<RawValue>, ErrorObject> {
     let message = panic
         .downcast_ref::<&str>()
         .copied()

@@ -28,7 +28,7 @@ pub(crate) fn initialize(session: &Session, params: Option<&RawValue>) -> Result
 }
 
 /// Capabilities follow from what is registered: nothing to declare twice.
-fn capabilities(registry: &Registry) -> serde_json::Value {
+pub(crate) fn capabilities(registry: &Registry) -> serde_json::Value {
     let mut capabilities = json!({ "logging": {} });
     if !registry.tools.is_empty() {
         capabilities["tools"] = json!({ "listChanged": true });

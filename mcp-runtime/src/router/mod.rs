@@ -7,11 +7,12 @@ mod prompts;
 mod resources;
 mod tools;
 
-pub(crate) use lifecycle::initialize;
+pub(crate) use lifecycle::{capabilities, initialize};
 
 use crate::context::Context;
 use crate::engine::session::Session;
 use crate::jsonrpc::{ErrorObject, code};
+use crate::protocol::ProtocolVersion;
 use crate::registry::Registry;
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
@@ -121,10 +122,12 @@ fn cursor(params: Option<&RawValue>) -> Result<Option<String>, ErrorObject> {
     Ok(parse_params::<Paginated<'_>>(params)?.cursor.map(|c| c.into_owned()))
 }
 
-/// Routes a request of an initialized session.
+/// Routes a request of an initialized session, or a stateless one (`version` is the
+/// protocol version the request is served under).
 pub(crate) fn route<'a>(
     registry: &'a Arc<Registry>,
     session: &Session,
+    version: Option<ProtocolVersion>,
     method: &str,
     params: Option<&RawValue>,
 ) -> Route<'a> {
@@ -140,7 +143,7 @@ pub(crate) fn route<'a>(
             Ok(cursor) => page(registry.templates.page(cursor.as_deref())),
             Err(error) => Route::Reply(Err(error)),
         },
-        "resources/read" => resources::read(registry, session, params),
+        "resources/read" => resources::read(registry, version, params),
         "resources/subscribe" => resources::subscribe(session, params, true).into(),
         "resources/unsubscribe" => resources::subscribe(session, params, false).into(),
         "prompts/list" => match cursor(params) {

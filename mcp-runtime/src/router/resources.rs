@@ -3,7 +3,7 @@
 use super::{PanicAnswer, Reply, Route, Task, cursor, parse_params, to_raw};
 use crate::engine::session::Session;
 use crate::jsonrpc::ErrorObject;
-use crate::protocol;
+use crate::protocol::{self, ProtocolVersion};
 use crate::registry::Registry;
 use crate::resource::ResourceRequest;
 use crate::resource::uri_template::has_dot_segment;
@@ -62,12 +62,15 @@ pub(crate) fn list<'a>(registry: &'a Arc<Registry>, params: Option<&RawValue>) -
     })
 }
 
-pub(crate) fn read<'a>(registry: &'a Registry, session: &Session, params: Option<&RawValue>) -> Route<'a> {
+pub(crate) fn read<'a>(
+    registry: &'a Registry,
+    version: Option<ProtocolVersion>,
+    params: Option<&RawValue>,
+) -> Route<'a> {
     let params: UriParams = match parse_params(params) {
         Ok(params) => params,
         Err(error) => return Route::Reply(Err(error)),
     };
-    let version = session.protocol_version();
     let (descriptor, variables) = if let Some(resource) = registry.resources.get(&params.uri) {
         (resource.clone(), Default::default())
     } else if let Some((template, variables)) = registry.match_template(&params.uri) {

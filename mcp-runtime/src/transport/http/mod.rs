@@ -279,15 +279,32 @@ fn bad_request(message: impl Into<String>) -> Answer {
     body::error(StatusCode::BAD_REQUEST, code::BAD_REQUEST, message)
 }
 
+/// An error answer, built once it is returned.
+struct Failure {
+    status: StatusCode,
+    code: i32,
+    message: String,
+}
+
+impl Failure {
+    fn bad_request(message: impl Into<String>) -> Self {
+        Self { status: StatusCode::BAD_REQUEST, code: code::BAD_REQUEST, message: message.into() }
+    }
+
+    fn answer(self) -> Answer {
+        body::error(self.status, self.code, self.message)
+    }
+}
+
 /// A present `MCP-Protocol-Version` must name a version this server speaks; an absent one
 /// means 2025-03-26, which it does.
-fn check_protocol_version(headers: &HeaderMap) -> Result<(), Answer> {
+fn check_protocol_version(headers: &HeaderMap) -> Result<(), Failure> {
     match header(headers, PROTOCOL_VERSION) {
         None => Ok(()),
         Some(version) if ProtocolVersion::parse(version.trim()).is_some() => Ok(()),
         Some(version) => {
             let supported: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
-            Err(bad_request(format!(
+            Err(Failure::bad_request(format!(
                 "Bad Request: unsupported MCP-Protocol-Version `{version}`; this server speaks {}",
                 supported.join(", ")
             )))
@@ -328,13 +345,15 @@ impl Inner {
 
     /// The session named by the `Mcp-Session-Id` header: 400 without one, 404 for one that
     /// does not exist (any more).
-    fn session(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Answer> {
+    fn session(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Failure> {
         let Some(id) = header(headers, SESSION_ID) else {
-            return Err(bad_request("Bad Request: missing session id (the Mcp-Session-Id header)"));
+            return Err(Failure::bad_request("Bad Request: missing session id (the Mcp-Session-Id header)"));
         };
-        self.sessions
-            .get(id.trim())
-            .ok_or_else(|| body::error(StatusCode::NOT_FOUND, code::SESSION_NOT_FOUND, "Session not found"))
+        self.sessions.get(id.trim()).ok_or_else(|| Failure {
+            status: StatusCode::NOT_FOUND,
+            code: code::SESSION_NOT_FOUND,
+            message: "Session not found".into(),
+        })
     }
 
     async fn post<B>(&self, headers: &HeaderMap, body: B) -> Answer
@@ -380,10 +399,10 @@ impl Inner {
         };
         let session = match self.session(headers) {
             Ok(session) => session,
-            Err(answer) => return answer,
+            Err(failure) => return failure.answer(),
         };
-        if let Err(answer) = check_protocol_version(headers) {
-            return answer;
+        if let Err(failure) = check_protocol_version(headers) {
+            return failure.answer();
         }
 
         if !is_request {
@@ -472,10 +491,10 @@ impl Inner {
         }
         let session = match self.session(headers) {
             Ok(session) => session,
-            Err(answer) => return answer,
+            Err(failure) => return failure.answer(),
         };
-        if let Err(answer) = check_protocol_version(headers) {
-            return answer;
+        if let Err(failure) = check_protocol_version(headers) {
+            return failure.answer();
         }
         let last_event = match header(headers, LAST_EVENT_ID) {
             None => None,
@@ -495,8 +514,8 @@ impl Inner {
         let Some(id) = header(headers, SESSION_ID) else {
             return bad_request("Bad Request: missing session id (the Mcp-Session-Id header)");
         };
-        if let Err(answer) = check_protocol_version(headers) {
-            return answer;
+        if let Err(failure) = check_protocol_version(headers) {
+            return failure.answer();
         }
         if self.sessions.remove(id.trim()) {
             tracing::debug!(session = id, "session ended by the client");

@@ -1,0 +1,96 @@
+//! Requests to the client in the 2026-07-28 era (multi round-trip requests): a handler's
+//! `ctx.elicit(...)` either finds the client's answer among the request's `inputResponses`
+//! (or the answers sealed in its `requestState`) or records an input request and waits for
+//! ever; the engine then drops the handler and answers with an input-required result. On the
+//! client's retry the handler runs again from the start, this time finding its answers.
+
+use super::{ClientError, declared, without_meta};
+use crate::jsonrpc::ErrorObject;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The input state of one stateless request.
+pub(crate) struct InputRound {
+    /// Answers by key: from the sealed state of earlier rounds and this round's responses.
+    answers: Map<String, Value>,
+    /// Requests the handler made that have no answer yet, in order.
+    requested: Mutex<Map<String, Value>>,
+    /// Numbers keys the handler did not choose.
+    next_key: AtomicUsize,
+    /// A failure that ends the request with a JSON-RPC error (a missing client capability).
+    failure: Mutex<Option<ErrorObject>>,
+}
+
+/// The JSON-RPC error for a request that needs a capability the client did not declare.
+pub(crate) fn missing_capability(path: &[&str]) -> ErrorObject {
+    let required = path.iter().rev().fold(json!({}), |inner, key| json!({ *key: inner }));
+    ErrorObject {
+        code: -32021,
+        message: format!("Missing required client capability: {}", path.join(".")),
+        data: Some(json!({ "requiredCapabilities": required })),
+    }
+}
+
+impl InputRound {
+    pub fn new(answers: Map<String, Value>) -> Self {
+        Self { answers, requested: Mutex::default(), next_key: AtomicUsize::new(1), failure: Mutex::default() }
+    }
+
+    /// The answer under `key`, decoded; or records the request and never returns.
+    pub async fn ask<R: DeserializeOwned>(
+        &self,
+        key: Option<String>,
+        capability: (&'static str, &[&str]),
+        method: &str,
+        params: &(impl Serialize + ?Sized),
+        capabilities: Option<&Map<String, Value>>,
+    ) -> Result<R, ClientError> {
+        if !declared(capabilities, capability.1) {
+            *self.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(missing_capability(capability.1));
+            return Err(ClientError::Unsupported { capability: capability.0 });
+        }
+        let key = key.unwrap_or_else(|| {
+            let short = method.split('/').next().unwrap_or(method);
+            format!("{short}-{}", self.next_key.fetch_add(1, Ordering::Relaxed))
+        });
+        // An answer that does not decode (say `12345` for an elicitation) counts as missing:
+        // the client is asked again rather than the handler failing on it.
+        if let Some(answer) = self.answers.get(&key)
+            && let Ok(value) = serde_json::from_value::<R>(without_meta(answer.clone()))
+        {
+            return Ok(value);
+        }
+        let request = json!({ "method": method, "params": params });
+        self.requested.lock().unwrap_or_else(|e| e.into_inner()).insert(key, request);
+        std::future::pending().await
+    }
+
+    pub fn answers(&self) -> &Map<String, Value> {
+        &self.answers
+    }
+
+    /// The requests still unanswered, if the handler made any.
+    pub fn pending_requests(&self) -> Option<Map<String, Value>> {
+        let requested = self.requested.lock().unwrap_or_else(|e| e.into_inner());
+        (!requested.is_empty()).then(|| requested.clone())
+    }
+
+    pub fn take_failure(&self) -> Option<ErrorObject> {
+        self.failure.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_capabilities_name_the_nested_path() {
+        let error = missing_capability(&["elicitation", "url"]);
+        assert_eq!(error.data, Some(json!({"requiredCapabilities": {"elicitation": {"url": {}}}})));
+        assert_eq!(missing_capability(&["sampling"]).data, Some(json!({"requiredCapabilities": {"sampling": {}}})));
+    }
+}

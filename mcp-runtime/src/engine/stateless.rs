@@ -1,0 +1,303 @@
+//! The 2026-07-28 era at the engine's edge: stateless requests that carry their protocol
+//! version and client capabilities in `_meta`, `server/discover`, `subscriptions/listen`,
+//! `resultType` and caching hints on results, and input-required results (multi round-trip
+//! requests) for handlers that ask the client for something.
+//!
+//! A request is stateless when its `_meta` names a protocol version; it is then served
+//! without any session state, on the same connection as 2025-11-25 traffic.
+
+use super::outgoing::{self, Sink};
+use super::request_state;
+use super::{Connection, answer, panicked};
+use crate::client::input_round::InputRound;
+use crate::context::{Context, Stateless};
+use crate::jsonrpc::{ErrorObject, RequestId, code};
+use crate::protocol::{ProtocolVersion, RequestMeta, meta_key};
+use crate::registry::Change;
+use crate::router::{self, PanicAnswer, Reply, Route, Task};
+use crate::server::ServerCore;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+use std::sync::Arc;
+
+/// Whether a request is stateless: its `_meta` names a protocol version.
+pub(crate) fn is_stateless(params: Option<&RawValue>) -> bool {
+    #[derive(Deserialize)]
+    struct Probe {
+        #[serde(rename = "_meta")]
+        meta: Option<Map<String, Value>>,
+    }
+    // The substring test keeps 2025-11-25 traffic from paying for a second parse.
+    params.is_some_and(|p| {
+        p.get().contains(meta_key::PROTOCOL_VERSION)
+            && serde_json::from_str::<Probe>(p.get())
+                .is_ok_and(|probe| probe.meta.is_some_and(|m| m.contains_key(meta_key::PROTOCOL_VERSION)))
+    })
+}
+
+/// The parts of any stateless request's params this module reads.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct Envelope {
+    #[serde(rename = "_meta")]
+    meta: Option<Map<String, Value>>,
+    #[serde(default)]
+    input_responses: Option<Map<String, Value>>,
+    request_state: Option<String>,
+    name: Option<String>,
+    uri: Option<String>,
+    #[serde(default)]
+    notifications: Option<Map<String, Value>>,
+}
+
+/// How to finish a stateless request once its handler is done.
+pub(super) struct StatelessCall {
+    pub state: Arc<Stateless>,
+    method: String,
+    target: String,
+    cacheable: bool,
+}
+
+/// Methods a stateless request may call; everything else (including the removed `initialize`,
+/// `ping`, `logging/setLevel` and `resources/(un)subscribe`) is -32601.
+const METHODS: &[&str] = &[
+    "server/discover",
+    "subscriptions/listen",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+];
+
+/// Results clients may cache (`ttlMs`, `cacheScope`).
+const CACHEABLE: &[&str] =
+    &["server/discover", "tools/list", "resources/list", "resources/templates/list", "resources/read", "prompts/list"];
+
+impl Connection {
+    pub(super) async fn on_stateless_request(
+        &self,
+        id: RequestId,
+        method: &str,
+        params: Option<&RawValue>,
+        sink: &Sink,
+    ) {
+        let envelope: Envelope = match router::parse_params(params) {
+            Ok(envelope) => envelope,
+            Err(error) => return answer(sink, &id, Err(error)).await,
+        };
+        if !METHODS.contains(&method) {
+            return answer(sink, &id, Reply::method_not_found(method)).await;
+        }
+        let meta = match RequestMeta::parse(envelope.meta.as_ref()) {
+            Ok(meta) => meta,
+            Err(error) => return answer(sink, &id, Err(error)).await,
+        };
+        let server = &self.session.server;
+        let target = envelope.name.clone().or_else(|| envelope.uri.clone()).unwrap_or_default();
+        let answers = match gather_answers(server, &envelope, method, &target) {
+            Ok(answers) => answers,
+            Err(error) => return answer(sink, &id, Err(error)).await,
+        };
+        let call = StatelessCall {
+            state: Arc::new(Stateless { meta, round: InputRound::new(answers) }),
+            method: method.to_owned(),
+            target,
+            cacheable: CACHEABLE.contains(&method),
+        };
+        let registry = server.catalog.snapshot();
+        let route = match method {
+            "server/discover" => Route::Reply(discover(server, &registry)),
+            "subscriptions/listen" => listen(&id, envelope.notifications.unwrap_or_default(), &registry),
+            _ => router::route(&registry, &self.session, Some(ProtocolVersion::V2026_07_28), method, params),
+        };
+        match route {
+            Route::Reply(reply) => {
+                let reply =
+                    reply.and_then(|reply| router::to_raw(&reply)).and_then(|raw| call.complete(Ok(raw), server));
+                answer(sink, &id, reply.map(Reply::Raw)).await
+            }
+            Route::Spawn(task) => self.spawn(id, task, sink, Some(call)).await,
+        }
+    }
+}
+
+/// The answers a retry brings: those sealed in `requestState` by earlier rounds, then this
+/// round's `inputResponses` (which win).
+fn gather_answers(
+    server: &ServerCore,
+    envelope: &Envelope,
+    method: &str,
+    target: &str,
+) -> Result<Map<String, Value>, ErrorObject> {
+    let mut answers = match &envelope.request_state {
+        Some(state) => request_state::open(&server.request_state_key, state, method, target)?,
+        None => Map::new(),
+    };
+    answers.extend(envelope.input_responses.clone().unwrap_or_default());
+    Ok(answers)
+}
+
+impl StatelessCall {
+    pub fn context_state(&self) -> Arc<Stateless> {
+        Arc::clone(&self.state)
+    }
+
+    /// A finished handler's answer: the capability failure it hit, if any, else its result
+    /// with `resultType`, `serverInfo` and (for lists and reads) caching hints.
+    pub fn complete(
+        &self,
+        reply: Result<Box<RawValue>, ErrorObject>,
+        server: &ServerCore,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        if let Some(failure) = self.state.round.take_failure() {
+            return Err(failure);
+        }
+        let mut extras = json!({
+            "resultType": "complete",
+            "_meta": { meta_key::SERVER_INFO: &server.info },
+        });
+        if self.cacheable {
+            extras["ttlMs"] = json!(server.cache_ttl.as_millis() as u64);
+            extras["cacheScope"] = json!("public");
+        }
+        merge_into(&reply?, extras)
+    }
+
+    /// The interim answer when the handler is waiting on the client: its requests, and the
+    /// answers so far sealed in `requestState`.
+    pub fn input_required(
+        &self,
+        requests: Map<String, Value>,
+        server: &ServerCore,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        let state =
+            request_state::seal(&server.request_state_key, &self.method, &self.target, self.state.round.answers());
+        router::to_raw(&json!({
+            "resultType": "input_required",
+            "inputRequests": requests,
+            "requestState": state,
+            "_meta": { meta_key::SERVER_INFO: &server.info },
+        }))
+    }
+}
+
+/// Adds `extras` to a result object, keeping any `_meta` keys the result already has.
+fn merge_into(raw: &RawValue, extras: Value) -> Result<Box<RawValue>, ErrorObject> {
+    let mut result: Map<String, Value> = serde_json::from_str(raw.get()).map_err(|e| {
+        ErrorObject::new(code::INTERNAL_ERROR, format!("Internal error: a result is not an object: {e}"))
+    })?;
+    for (key, value) in extras.as_object().into_iter().flatten() {
+        match (result.get_mut(key), value) {
+            (Some(Value::Object(existing)), Value::Object(more)) => existing.extend(more.clone()),
+            _ => {
+                result.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    router::to_raw(&result)
+}
+
+fn discover(server: &ServerCore, registry: &crate::registry::Registry) -> Result<Reply<'static>, ErrorObject> {
+    let versions: Vec<&str> = ProtocolVersion::STATELESS.iter().map(|v| v.as_str()).collect();
+    let mut result = json!({
+        "supportedVersions": versions,
+        "capabilities": router::capabilities(registry),
+    });
+    if let Some(instructions) = &server.instructions {
+        result["instructions"] = json!(instructions);
+    }
+    Ok(Reply::Value(result))
+}
+
+/// `subscriptions/listen`: acknowledges the filter it honours, then forwards matching changes,
+/// each tagged with the subscription id, until the client cancels (or the server stops).
+fn listen(id: &RequestId, wanted: Map<String, Value>, registry: &crate::registry::Registry) -> Route<'static> {
+    let flag = |name: &str, offered: bool| offered && wanted.get(name) == Some(&Value::Bool(true));
+    let tools = flag("toolsListChanged", !registry.tools.is_empty());
+    let prompts = flag("promptsListChanged", !registry.prompts.is_empty());
+    let resources_offered = !registry.resources.is_empty() || !registry.templates.is_empty();
+    let resources = flag("resourcesListChanged", resources_offered);
+    let uris: Vec<String> = if resources_offered {
+        wanted.get("resourceSubscriptions").and_then(|v| serde_json::from_value(v.clone()).ok()).unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    let mut honoured = Map::new();
+    for (name, on) in
+        [("toolsListChanged", tools), ("promptsListChanged", prompts), ("resourcesListChanged", resources)]
+    {
+        if on {
+            honoured.insert(name.into(), Value::Bool(true));
+        }
+    }
+    if !uris.is_empty() {
+        honoured.insert("resourceSubscriptions".into(), json!(uris));
+    }
+    let subscription = json!({ meta_key::SUBSCRIPTION_ID: id });
+    Route::Spawn(Task {
+        meta: None,
+        on_panic: PanicAnswer::InternalError,
+        run: Box::new(move |ctx: Context| {
+            Box::pin(async move {
+                let mut changes = ctx.session().server.catalog.subscribe();
+                let sink = ctx.sink();
+                let ack = json!({ "_meta": subscription, "notifications": honoured });
+                notify(sink, "notifications/subscriptions/acknowledged", ack).await;
+                loop {
+                    let change = match changes.recv().await {
+                        Ok(change) => change,
+                        Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                        Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                    };
+                    let (method, mut params) = match change {
+                        Change::Tools if tools => ("notifications/tools/list_changed", json!({})),
+                        Change::Prompts if prompts => ("notifications/prompts/list_changed", json!({})),
+                        Change::Resources if resources => ("notifications/resources/list_changed", json!({})),
+                        Change::ResourceUpdated(uri) if uris.iter().any(|u| **u == *uri) => {
+                            ("notifications/resources/updated", json!({ "uri": &*uri }))
+                        }
+                        _ => continue,
+                    };
+                    params["_meta"] = subscription.clone();
+                    notify(sink, method, params).await;
+                }
+                // The server is going away: end the subscription gracefully.
+                router::to_raw(&json!({ "_meta": subscription }))
+            })
+        }),
+    })
+}
+
+async fn notify(sink: &Sink, method: &str, params: Value) {
+    outgoing::send(sink, crate::jsonrpc::encode_notification(method, &params), false).await;
+}
+
+/// What a stateless handler did: finished (or panicked), or stopped to wait on the client.
+pub(super) enum Step {
+    Done(std::thread::Result<Result<Box<RawValue>, ErrorObject>>),
+    InputRequired(Map<String, Value>),
+}
+
+impl Step {
+    /// The answer to send, for a request of either era.
+    pub fn into_reply(
+        self,
+        call: Option<&StatelessCall>,
+        on_panic: PanicAnswer,
+        server: &ServerCore,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        match (self, call) {
+            (Step::Done(outcome), None) => outcome.unwrap_or_else(|panic| panicked(&*panic, on_panic)),
+            (Step::Done(outcome), Some(call)) => {
+                call.complete(outcome.unwrap_or_else(|panic| panicked(&*panic, on_panic)), server)
+            }
+            (Step::InputRequired(requests), Some(call)) => call.input_required(requests, server),
+            (Step::InputRequired(_), None) => unreachable!("only stateless requests wait on input"),
+        }
+    }
+}

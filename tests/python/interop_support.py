@@ -1,0 +1,97 @@
+"""Helpers shared by the interop tests of the notes, filesystem and showcase servers.
+
+A server is started straight from its binary (named by an environment variable) with
+arguments and environment variables of the test's choosing; everything the server sends
+without being asked (notifications) is recorded by `Recorder`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters, types
+
+MODES = ["legacy", "auto"]
+INVALID_PARAMS = -32602
+RESOURCE_NOT_FOUND = -32002
+
+TEST_TIMEOUT_S = 60.0
+READ_TIMEOUT_S = 20.0
+NOTIFY_GRACE_S = 3.0
+
+
+def server_binary(var: str) -> str:
+    path = os.environ.get(var)
+    if not path:
+        pytest.fail(f"environment variable {var} is not set (absolute path of the compiled server binary)")
+    if not os.path.isabs(path):
+        pytest.fail(f"{var}={path!r} is not an absolute path")
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        pytest.fail(f"{var}={path!r} is not an executable file")
+    return path
+
+
+def stdio(binary: str, *args: str, **env: str) -> StdioServerParameters:
+    return StdioServerParameters(command=binary, args=list(args), env={"RUST_BACKTRACE": "1", **env})
+
+
+@dataclass
+class Recorder:
+    """The notifications the server sent, in arrival order."""
+
+    notifications: list[types.ServerNotification] = field(default_factory=list)
+
+    async def __call__(self, message: Any) -> None:
+        if isinstance(message, Exception):
+            raise message
+        self.notifications.append(message)
+
+    def updated(self) -> list[str]:
+        return [n.params.uri for n in self.notifications if isinstance(n, types.ResourceUpdatedNotification)]
+
+    def list_changed(self) -> int:
+        return sum(isinstance(n, types.ResourceListChangedNotification) for n in self.notifications)
+
+
+@asynccontextmanager
+async def connect(params: StdioServerParameters, mode: str, **callbacks: Any) -> AsyncIterator[Client]:
+    async with Client(params, mode=mode, read_timeout_seconds=READ_TIMEOUT_S, **callbacks) as client:
+        yield client
+
+
+def run_async(fn: Callable[[], Awaitable[None]]) -> None:
+    async def bounded() -> None:
+        with anyio.fail_after(TEST_TIMEOUT_S):
+            await fn()
+
+    anyio.run(bounded)
+
+
+async def wait_until(predicate: Callable[[], bool], timeout: float = NOTIFY_GRACE_S) -> bool:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() >= deadline:
+            return False
+        await anyio.sleep(0.01)
+    return True
+
+
+def only_text(result: types.CallToolResult) -> str:
+    assert len(result.content) == 1, f"expected exactly one content block, got {result.content!r}"
+    block = result.content[0]
+    assert isinstance(block, types.TextContent), f"expected a text block, got {block!r}"
+    return block.text
+
+
+def resource_text(result: types.ReadResourceResult) -> str:
+    assert len(result.contents) == 1, result.contents
+    contents = result.contents[0]
+    assert isinstance(contents, types.TextResourceContents), contents
+    return contents.text

@@ -1,0 +1,8 @@
+use mcp_runtime::prelude::*;
+
+#[mcp_prompt]
+struct Review {
+    code: String,
+}
+
+fn main() {}

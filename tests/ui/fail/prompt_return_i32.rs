@@ -1,0 +1,8 @@
+use mcp_runtime::prelude::*;
+
+#[mcp_prompt]
+fn count(word: String) -> i32 {
+    word.len() as i32
+}
+
+fn main() {}
