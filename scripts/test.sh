@@ -17,10 +17,11 @@ step "cargo test"
 cargo test --workspace --locked
 
 step "Python SDK interop (mcp==2.3.0)"
-cargo build --locked -p calculator -p showcase
+cargo build --locked -p calculator -p showcase -p notes -p filesystem
 cargo build --locked -p http-server
 scripts/python-env.sh
 export HTTP_SERVER_BIN="$PWD/target/debug/http-server"
+export NOTES_BIN="$PWD/target/debug/notes" FILESYSTEM_BIN="$PWD/target/debug/filesystem"
 CALCULATOR_BIN="$PWD/target/debug/calculator" SHOWCASE_BIN="$PWD/target/debug/showcase" tests/python/run.sh
 
 step "all tests passed"

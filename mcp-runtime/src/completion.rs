@@ -82,48 +82,75 @@ impl IntoCompletion for Vec<&str> {
 /// A type-erased completion function, as descriptors store it.
 pub type CompleteFn = fn(CompletionRequest, Context) -> BoxFuture<'static, Completion>;
 
-/// A user completion function: `fn(CompletionRequest) -> impl IntoCompletion`, sync or async.
-/// `M` only tells the two kinds apart.
+/// A user completion function: `fn(CompletionRequest) -> impl IntoCompletion`, or with a second
+/// `Context` parameter (for state), sync or async. `M` only tells the shapes apart.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot complete arguments",
-    note = "a completion function looks like `fn(request: CompletionRequest) -> Vec<String>` (it may be `async`)"
+    note = "a completion function looks like `fn(request: CompletionRequest) -> Vec<String>` or `async fn(request: CompletionRequest, ctx: Context) -> Vec<String>`"
 )]
 pub trait Completer<M>: Copy + Send + 'static {
     /// Runs the function.
-    fn complete(self, request: CompletionRequest) -> BoxFuture<'static, Completion>;
+    fn complete(self, request: CompletionRequest, ctx: Context) -> BoxFuture<'static, Completion>;
 }
 
 #[doc(hidden)]
 pub struct SyncCompleter;
 #[doc(hidden)]
 pub struct AsyncCompleter;
+#[doc(hidden)]
+pub struct SyncCompleterWithContext;
+#[doc(hidden)]
+pub struct AsyncCompleterWithContext;
 
 impl<F, R> Completer<(SyncCompleter, R)> for F
 where
     F: Fn(CompletionRequest) -> R + Copy + Send + 'static,
     R: IntoCompletion,
 {
-    fn complete(self, request: CompletionRequest) -> BoxFuture<'static, Completion> {
-        let completion = self(request).into_completion();
-        Box::pin(std::future::ready(completion))
+    fn complete(self, request: CompletionRequest, _: Context) -> BoxFuture<'static, Completion> {
+        Box::pin(std::future::ready(self(request).into_completion()))
     }
 }
 
 impl<F, Fut> Completer<(AsyncCompleter, Fut)> for F
 where
     F: Fn(CompletionRequest) -> Fut + Copy + Send + 'static,
-    Fut: Future + Send + 'static,
-    Fut::Output: IntoCompletion,
+    Fut: Future<Output: IntoCompletion> + Send + 'static,
 {
-    fn complete(self, request: CompletionRequest) -> BoxFuture<'static, Completion> {
+    fn complete(self, request: CompletionRequest, _: Context) -> BoxFuture<'static, Completion> {
         let future = self(request);
         Box::pin(async move { future.await.into_completion() })
     }
 }
 
+impl<F, R> Completer<(SyncCompleterWithContext, R)> for F
+where
+    F: Fn(CompletionRequest, Context) -> R + Copy + Send + 'static,
+    R: IntoCompletion,
+{
+    fn complete(self, request: CompletionRequest, ctx: Context) -> BoxFuture<'static, Completion> {
+        Box::pin(std::future::ready(self(request, ctx).into_completion()))
+    }
+}
+
+impl<F, Fut> Completer<(AsyncCompleterWithContext, Fut)> for F
+where
+    F: Fn(CompletionRequest, Context) -> Fut + Copy + Send + 'static,
+    Fut: Future<Output: IntoCompletion> + Send + 'static,
+{
+    fn complete(self, request: CompletionRequest, ctx: Context) -> BoxFuture<'static, Completion> {
+        let future = self(request, ctx);
+        Box::pin(async move { future.await.into_completion() })
+    }
+}
+
 /// Runs a user completion function (the generated shims call this).
-pub fn run_completer<M, C: Completer<M>>(completer: C, request: CompletionRequest) -> BoxFuture<'static, Completion> {
-    completer.complete(request)
+pub fn run_completer<M, C: Completer<M>>(
+    completer: C,
+    request: CompletionRequest,
+    ctx: Context,
+) -> BoxFuture<'static, Completion> {
+    completer.complete(request, ctx)
 }
 
 #[cfg(test)]

@@ -293,6 +293,13 @@ impl ServerHandle {
         self.core()?.catalog.edit(Edit { remove_prompts: names, ..Edit::default() })
     }
 
+    /// Tells clients the list of resources changed without a registry edit (e.g. a template's
+    /// list function would now enumerate other resources).
+    pub fn resource_list_changed(&self) -> Result<()> {
+        self.core()?.catalog.announce(Change::Resources);
+        Ok(())
+    }
+
     /// Tells the clients subscribed to `uri` that it changed (`notifications/resources/updated`).
     pub fn resource_updated(&self, uri: &str) -> Result<()> {
         self.core()?.catalog.announce(Change::ResourceUpdated(uri.into()));

@@ -52,16 +52,17 @@ impl<T: DeserializeOwned> ParseViaDeserialize<T> for &&TextValue<T> {
     }
 }
 
-/// What the last resort asks of `T`, to fail with a message that says what to write.
-/// Only `FromStr` types implement it: the last resort is reached only when `T` is neither
-/// `FromStr` nor `Deserialize`, and then rustc also names the missing `FromStr`.
+/// What the last resort asks of `T`, to fail with a message that says what to write. Only
+/// `FromStr` types implement it (so it is never met where the last resort is reached), and
+/// `do_not_recommend` keeps rustc from listing every `FromStr` type after the message.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be parsed from text, as template variables and prompt arguments arrive",
+    message = "`{Self}` cannot be parsed from a template variable or prompt argument, which arrive as text",
     label = "implement `FromStr` or `Deserialize` for this type",
     note = "implement `std::str::FromStr` (with an `Err: Display`), or derive `serde::Deserialize` (the text is read as a JSON string, else as JSON: a unit-only enum parses from its variant names)"
 )]
 pub trait FromText {}
 
+#[diagnostic::do_not_recommend]
 impl<T: FromStr> FromText for T where T::Err: Display {}
 
 /// The last resort: chosen only for a `T` that is neither `FromStr` nor `Deserialize`, and

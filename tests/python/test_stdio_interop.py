@@ -125,10 +125,15 @@ class Collected:
 
 
 @asynccontextmanager
-async def connect(run: ServerRun, mode: str, collected: Collected | None = None) -> AsyncIterator[Client]:
+async def connect(
+    run: ServerRun, mode: str, collected: Collected | None = None, log_level: str | None = None
+) -> AsyncIterator[Client]:
     kwargs: dict[str, Any] = {}
     if collected is not None:
         kwargs["logging_callback"] = collected.on_log
+    if log_level is not None:
+        # 2026-07-28 requests opt in to logs per request; the handshake era uses setLevel.
+        kwargs["log_level"] = log_level
     async with Client(run.params(), mode=mode, read_timeout_seconds=READ_TIMEOUT_S, **kwargs) as client:
         yield client
 
@@ -199,17 +204,19 @@ def check_handshake(client: Client, mode: str, name: str, connect_seconds: float
     assert info is not None, "server did not identify itself"
     assert info.name == name
     assert info.version, "serverInfo.version must be a non-empty string"
-    # Both modes must end up on the initialize handshake: the servers answer
-    # server/discover with -32601, so "auto" falls back to initialize.
-    assert client.session.initialize_result is not None, "initialize handshake did not happen"
-    assert client.session.discover_result is None
-    assert client.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS
-    assert client.protocol_version == LATEST_HANDSHAKE_VERSION == "2025-11-25"
-    assert client.server_capabilities.tools is not None, "server must advertise the tools capability"
-    if mode == "auto":
-        # A server that ignored server/discover instead of answering -32601 would make
-        # the SDK wait out its 10 s discover timeout before falling back.
+    if mode == "legacy":
+        assert client.session.initialize_result is not None, "initialize handshake did not happen"
+        assert client.session.discover_result is None
+        assert client.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS
+        assert client.protocol_version == LATEST_HANDSHAKE_VERSION == "2025-11-25"
+    else:
+        # The servers speak both eras: "auto" probes with server/discover and stays stateless.
+        assert client.session.discover_result is not None, "server/discover was not answered"
+        assert client.session.initialize_result is None
+        assert client.protocol_version == "2026-07-28"
+        # A server that ignored server/discover would make the SDK wait out its 10 s timeout.
         assert connect_seconds < 5.0, f"auto-mode connect took {connect_seconds:.1f}s (server/discover unanswered?)"
+    assert client.server_capabilities.tools is not None, "server must advertise the tools capability"
 
 
 @pytest.mark.parametrize("server, name", [("calculator", "calculator"), ("showcase", "showcase")])
@@ -438,9 +445,10 @@ def test_showcase_logging_info(showcase: ServerRun, mode: str) -> None:
 
     async def body() -> None:
         got = Collected()
-        async with connect(showcase, mode, got) as client:
+        async with connect(showcase, mode, got, log_level="info") as client:
             assert client.server_capabilities.logging is not None, "server must advertise the logging capability"
-            await client.set_logging_level("info")
+            if mode == "legacy":
+                await client.set_logging_level("info")
             result = await client.call_tool("count_slowly", {"to": to})
             assert only_text(result) == f"counted to {to}"
             await wait_until(lambda: len([m for m in got.logs if m.data in expected]) >= to)
@@ -454,8 +462,9 @@ def test_showcase_logging_info(showcase: ServerRun, mode: str) -> None:
 def test_showcase_logging_error_level_filters_info(showcase: ServerRun, mode: str) -> None:
     async def body() -> None:
         got = Collected()
-        async with connect(showcase, mode, got) as client:
-            await client.set_logging_level("error")
+        async with connect(showcase, mode, got, log_level="error") as client:
+            if mode == "legacy":
+                await client.set_logging_level("error")
             result = await client.call_tool("count_slowly", {"to": 3})
             assert only_text(result) == "counted to 3"
             # Another full round trip, then a grace period for any straggling notifications.

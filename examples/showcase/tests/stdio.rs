@@ -1,7 +1,7 @@
 //! The showcase over stdio: progress and logs in order, and a graceful SIGTERM.
 
 use mcp_tests::StdioServer;
-use serde_json::json;
+use serde_json::{Value, json};
 use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_showcase");
@@ -48,13 +48,14 @@ async fn sigterm_flushes_the_answer_in_flight_and_exits_zero() {
 }
 
 /// Calls a tool from a client declaring `capabilities`, answering the one request the server
-/// sends to the client with `answer` (or never, when `None`); returns that request and the result.
+/// sends to the client with `answer` (or never, when `None`); returns that request, the result
+/// and the messages that came between.
 async fn call_answering(
     server: &mut StdioServer,
-    capabilities: serde_json::Value,
+    capabilities: Value,
     tool: &str,
-    answer: Option<serde_json::Value>,
-) -> (serde_json::Value, serde_json::Value) {
+    answer: Option<Value>,
+) -> (Value, Value, Vec<Value>) {
     let params = json!({"protocolVersion": "2025-11-25", "capabilities": capabilities, "clientInfo": {"name": "t", "version": "0"}});
     server.request(0, "initialize", params).await;
     server.notify("notifications/initialized", json!({})).await;
@@ -65,11 +66,13 @@ async fn call_answering(
         let reply = json!({"jsonrpc": "2.0", "id": request["id"], "result": answer});
         server.send_line(reply.to_string().as_bytes()).await;
     }
+    let mut between = Vec::new();
     loop {
         let message = server.recv().await.unwrap();
         if message["id"] == 1 && message.get("method").is_none() {
-            return (request, message["result"].clone());
+            return (request, message["result"].clone(), between);
         }
+        between.push(message);
     }
 }
 
@@ -77,7 +80,7 @@ async fn call_answering(
 async fn sampling_elicitation_and_roots_round_trip_through_the_client() {
     let mut server = StdioServer::spawn(BIN);
     let answer = json!({"role": "assistant", "content": {"type": "text", "text": "Short."}, "model": "m"});
-    let (request, result) = call_answering(&mut server, json!({"sampling": {}}), "summarize", Some(answer)).await;
+    let (request, result, _) = call_answering(&mut server, json!({"sampling": {}}), "summarize", Some(answer)).await;
     assert_eq!(request["method"], "sampling/createMessage");
     assert_eq!(request["params"]["maxTokens"], 200);
     assert_eq!(result["content"][0]["text"], "Short.");
@@ -87,7 +90,7 @@ async fn sampling_elicitation_and_roots_round_trip_through_the_client() {
 
     let mut server = StdioServer::spawn(BIN);
     let answer = json!({"action": "accept", "content": {"destination": "Porto", "nights": 3, "travel": "train"}});
-    let (request, result) = call_answering(&mut server, json!({"elicitation": {}}), "plan_trip", Some(answer)).await;
+    let (request, result, _) = call_answering(&mut server, json!({"elicitation": {}}), "plan_trip", Some(answer)).await;
     assert_eq!(request["method"], "elicitation/create");
     assert_eq!(request["params"]["requestedSchema"]["required"], json!(["destination", "nights", "travel"]));
     assert_eq!(result["content"][0]["text"], "3 nights in Porto, by train");
@@ -97,7 +100,7 @@ async fn sampling_elicitation_and_roots_round_trip_through_the_client() {
 
     let mut server = StdioServer::spawn(BIN);
     let answer = json!({"roots": [{"uri": "file:///a"}, {"uri": "file:///b", "name": "b"}]});
-    let (request, result) = call_answering(&mut server, json!({"roots": {}}), "list_roots", Some(answer)).await;
+    let (request, result, _) = call_answering(&mut server, json!({"roots": {}}), "list_roots", Some(answer)).await;
     assert_eq!(request["method"], "roots/list");
     assert_eq!(result["content"][0]["text"], "file:///a\nfile:///b");
     server.close_stdin();
@@ -110,11 +113,12 @@ async fn an_unanswered_request_times_out_as_configured_by_the_environment() {
     let mut server = StdioServer::spawn_with(BIN, |command| {
         command.env("MCP_CLIENT_TIMEOUT_MS", "200");
     });
-    let (_, result) = call_answering(&mut server, json!({"sampling": {}}), "summarize", None).await;
+    let (request, result, between) = call_answering(&mut server, json!({"sampling": {}}), "summarize", None).await;
     assert_eq!(result["isError"], true);
     assert_eq!(result["content"][0]["text"], "the client did not answer within 200ms");
-    let cancelled = server.recv().await.unwrap();
-    assert_eq!(cancelled["method"], "notifications/cancelled");
+    let (_, after) = server.request(2, "ping", json!({})).await; // anything sent after the result
+    let cancelled = between.iter().chain(&after).find(|m| m["method"] == "notifications/cancelled");
+    assert_eq!(cancelled.expect("the server withdrew its request")["params"]["requestId"], request["id"]);
     server.close_stdin();
     assert!(server.wait(Duration::from_secs(1)).await.success());
     server.assert_schema_valid();

@@ -142,7 +142,9 @@ pub(crate) fn bind_text_arguments(handler: &HandlerFn, source: &TokenStream) -> 
 /// `ids::NoteId`), else its first token.
 fn type_span(ty: &syn::Type) -> proc_macro2::Span {
     match ty {
-        syn::Type::Path(path) if path.qself.is_none() => path.path.segments.last().map_or_else(|| ty.span(), |s| s.ident.span()),
+        syn::Type::Path(path) if path.qself.is_none() => {
+            path.path.segments.last().map_or_else(|| ty.span(), |s| s.ident.span())
+        }
         _ => ty.span(),
     }
 }
@@ -166,9 +168,9 @@ pub(crate) fn completions(completions: &[(syn::Ident, syn::Path)]) -> TokenStrea
             (#name, {
                 fn complete(
                     request: ::mcp_runtime::CompletionRequest,
-                    _context: ::mcp_runtime::Context,
+                    context: ::mcp_runtime::Context,
                 ) -> ::mcp_runtime::__private::BoxFuture<'static, ::mcp_runtime::Completion> {
-                    ::mcp_runtime::__private::run_completer(#function, request)
+                    ::mcp_runtime::__private::run_completer(#function, request, context)
                 }
                 complete as ::mcp_runtime::__private::CompleteFn
             })

@@ -73,11 +73,17 @@ pub(crate) fn check(resource: &HandlerFn, options: &ResourceOptions, attr_span: 
     if let Some(priority) = &options.priority
         && !priority.base10_parse::<f64>().is_ok_and(|p| (0.0..=1.0).contains(&p))
     {
-        errors.error(priority, "`priority` is between 0.0 (least important) and 1.0 (most important), e.g. `priority = 0.8`");
+        errors.error(
+            priority,
+            "`priority` is between 0.0 (least important) and 1.0 (most important), e.g. `priority = 0.8`",
+        );
     }
     for role in options.audience.iter().flatten() {
         if !matches!(role.value().as_str(), "user" | "assistant") {
-            errors.error(role, "an audience is `\"user\"` or `\"assistant\"`, e.g. `audience = [\"user\", \"assistant\"]`");
+            errors.error(
+                role,
+                "an audience is `\"user\"` or `\"assistant\"`, e.g. `audience = [\"user\", \"assistant\"]`",
+            );
         }
     }
 }

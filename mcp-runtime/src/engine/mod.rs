@@ -38,12 +38,20 @@ pub(crate) enum Flow {
 
 pub(crate) struct Connection {
     session: Arc<Session>,
-    announcer: JoinHandle<()>,
+    /// Tells the client about list changes; stateless connections have none (their clients
+    /// use `subscriptions/listen`).
+    announcer: Option<JoinHandle<()>>,
+    /// Serves every request as stateless, whatever its body says (the transport knows, e.g.
+    /// from an HTTP header).
+    stateless_only: bool,
 }
 
+/// Dropping a connection cancels what it still runs: its client is gone.
 impl Drop for Connection {
     fn drop(&mut self) {
-        self.announcer.abort();
+        if let Some(announcer) = &self.announcer {
+            announcer.abort();
+        }
         self.session.cancel_all();
     }
 }
@@ -53,7 +61,15 @@ impl Connection {
     pub fn new(server: Arc<ServerCore>, unsolicited: Sink) -> Self {
         let session = Arc::new(Session::new(server, unsolicited));
         let announcer = tokio::spawn(announce_changes(Arc::clone(&session)));
-        Self { session, announcer }
+        Self { session, announcer: Some(announcer), stateless_only: false }
+    }
+
+    /// A connection for stateless (2026-07-28) requests only, e.g. one HTTP POST: no session
+    /// state, nothing unsolicited.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub fn stateless(server: Arc<ServerCore>) -> Self {
+        let (unsolicited, _) = tokio::sync::mpsc::channel(1);
+        Self { session: Arc::new(Session::new(server, unsolicited)), announcer: None, stateless_only: true }
     }
 
     /// Lets the transport close a request's stream early when a handler asks
@@ -93,7 +109,7 @@ impl Connection {
     }
 
     async fn on_request(&self, id: RequestId, method: &str, params: Option<&RawValue>, sink: &Sink) {
-        if method == "server/discover" || stateless::is_stateless(params) {
+        if self.stateless_only || method == "server/discover" || stateless::is_stateless(params) {
             return self.on_stateless_request(id, method, params, sink).await;
         }
         let session = &self.session;

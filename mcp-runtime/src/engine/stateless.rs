@@ -147,16 +147,22 @@ impl StatelessCall {
         Arc::clone(&self.state)
     }
 
-    /// A finished handler's answer: the capability failure it hit, if any, else its result
-    /// with `resultType`, `serverInfo` and (for lists and reads) caching hints.
+    /// A finished handler's answer: the capability failure it hit, if it failed because of
+    /// it, else its result with `resultType`, `serverInfo` and (for lists and reads) caching
+    /// hints.
     pub fn complete(
         &self,
         reply: Result<Box<RawValue>, ErrorObject>,
         server: &ServerCore,
     ) -> Result<Box<RawValue>, ErrorObject> {
-        if let Some(failure) = self.state.round.take_failure() {
-            return Err(failure);
-        }
+        // A handler may recover from a missing capability (do without the client's input):
+        // only a failed handler turns it into -32021.
+        let failure = self.state.round.take_failure();
+        let reply = match (reply, failure) {
+            (Err(error), failure) => return Err(failure.unwrap_or(error)),
+            (Ok(raw), Some(failure)) if is_error_result(&raw) => return Err(failure),
+            (Ok(raw), _) => raw,
+        };
         let mut extras = json!({
             "resultType": "complete",
             "_meta": { meta_key::SERVER_INFO: &server.info },
@@ -165,7 +171,7 @@ impl StatelessCall {
             extras["ttlMs"] = json!(server.cache_ttl.as_millis() as u64);
             extras["cacheScope"] = json!("public");
         }
-        merge_into(&reply?, extras)
+        merge_into(&reply, extras)
     }
 
     /// The interim answer when the handler is waiting on the client: its requests, and the
@@ -184,6 +190,16 @@ impl StatelessCall {
             "_meta": { meta_key::SERVER_INFO: &server.info },
         }))
     }
+}
+
+/// Whether a result is a tool's error result.
+fn is_error_result(raw: &RawValue) -> bool {
+    #[derive(Deserialize)]
+    struct Flag {
+        #[serde(default, rename = "isError")]
+        is_error: bool,
+    }
+    serde_json::from_str::<Flag>(raw.get()).is_ok_and(|f| f.is_error)
 }
 
 /// Adds `extras` to a result object, keeping any `_meta` keys the result already has.

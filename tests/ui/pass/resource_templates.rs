@@ -23,8 +23,8 @@ async fn archive(year: u16, month: Option<u8>, ctx: Context) -> String {
 }
 
 /// A renamed variable, listed by a sync function that reads the context.
-#[mcp_resource(uri = "notes://{note-name}", list = list_notes)]
-fn note(#[mcp(rename = "note-name")] name: String) -> Result<String, ResourceNotFound> {
+#[mcp_resource(uri = "notes://{note_id}", list = list_notes)]
+fn note(#[mcp(rename = "note_id")] name: String) -> Result<String, ResourceNotFound> {
     if name == "todo" { Ok("buy milk".into()) } else { Err(ResourceNotFound) }
 }
 

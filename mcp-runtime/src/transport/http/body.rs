@@ -2,6 +2,7 @@
 //! errors carrying a JSON-RPC error object.
 
 use super::sse::Reader;
+use crate::engine::outgoing::Outgoing;
 use crate::jsonrpc::{self, ErrorObject};
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt as _, Empty, Full, StreamBody};
@@ -11,6 +12,7 @@ use hyper::{Response, StatusCode};
 use std::convert::Infallible;
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use tokio::sync::mpsc;
 
 /// The body of the MCP endpoint's answers: JSON, an SSE stream, or nothing. It implements
 /// [`hyper::body::Body`] (`Data = Bytes`, no errors), so axum and other hyper-based stacks can
@@ -92,6 +94,29 @@ pub(super) fn event_stream(reader: Reader) -> Answer {
 /// An SSE stream of frames known up front.
 pub(super) fn event_frames(frames: Bytes) -> Answer {
     sse(McpBody::full(frames))
+}
+
+/// An SSE stream of one stateless request's messages, ending after its response. `keep`
+/// lives as long as the stream: dropping it (the client closed the stream) cancels the request.
+pub(super) fn message_stream<K: Send + 'static>(
+    first: Outgoing,
+    messages: mpsc::Receiver<Outgoing>,
+    keep: K,
+) -> Answer {
+    let frames = futures_util::stream::unfold((Some(first), messages, keep, false), |state| async move {
+        let (pending, mut messages, keep, done) = state;
+        if done {
+            return None;
+        }
+        let message = match pending {
+            Some(message) => message,
+            None => messages.recv().await?,
+        };
+        let frame = Frame::data(super::sse::unnumbered_event(&message.bytes));
+        let done = message.is_response;
+        Some((Ok::<_, Infallible>(frame), (None, messages, keep, done)))
+    });
+    sse(McpBody { inner: StreamBody::new(frames).boxed_unsync() })
 }
 
 fn sse(body: McpBody) -> Answer {

@@ -22,6 +22,7 @@ mod security;
 mod session;
 mod sessions;
 mod sse;
+mod stateless;
 
 pub use body::McpBody;
 pub use config::HttpConfig;
@@ -329,8 +330,16 @@ impl Inner {
             let message = format!("Not Found: the MCP endpoint is {}", config.path);
             return body::error(StatusCode::NOT_FOUND, code::BAD_REQUEST, message);
         }
+        let stateless_client = header(&parts.headers, PROTOCOL_VERSION)
+            .is_some_and(|v| ProtocolVersion::STATELESS.iter().any(|s| s.as_str() == v.trim()));
         match parts.method {
             Method::POST => self.post(&parts.headers, body).await,
+            Method::GET | Method::DELETE if stateless_client => {
+                let message = "Method Not Allowed: 2026-07-28 clients only POST to the MCP endpoint";
+                let mut answer = body::error(StatusCode::METHOD_NOT_ALLOWED, code::BAD_REQUEST, message);
+                answer.headers_mut().insert(ALLOW, HeaderValue::from_static("POST"));
+                answer
+            }
             Method::GET => self.get(&parts.headers),
             Method::DELETE => self.delete(&parts.headers),
             _ => {
@@ -386,16 +395,22 @@ impl Inner {
             Err(err) => return bad_request(format!("Bad Request: reading the body failed: {err}")),
         };
 
-        let is_request = match jsonrpc::decode(&bytes) {
+        let decoded = match jsonrpc::decode(&bytes) {
+            Ok(decoded) => decoded,
             Err(rejected) => {
                 let status = StatusCode::BAD_REQUEST;
                 return body::json(status, jsonrpc::encode_error(rejected.id.as_ref(), &rejected.error));
             }
-            Ok(Incoming::Request { method, .. }) if method == "initialize" && header(headers, SESSION_ID).is_none() => {
+        };
+        if stateless::is_stateless(headers, &bytes, header(headers, SESSION_ID).is_some()) {
+            return stateless::post(&self.core, headers, &bytes, accepts).await;
+        }
+        let is_request = match decoded {
+            Incoming::Request { method, .. } if method == "initialize" && header(headers, SESSION_ID).is_none() => {
                 return self.initialize(&bytes, accepts).await;
             }
-            Ok(Incoming::Request { .. }) => true,
-            Ok(Incoming::Notification { .. } | Incoming::Response { .. }) => false,
+            Incoming::Request { .. } => true,
+            Incoming::Notification { .. } | Incoming::Response { .. } => false,
         };
         let session = match self.session(headers) {
             Ok(session) => session,
