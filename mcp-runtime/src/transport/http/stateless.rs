@@ -55,9 +55,7 @@ fn body_says_stateless(bytes: &[u8]) -> bool {
 /// `Some(message)` when the standard headers do not mirror the body.
 fn header_mismatch(headers: &HeaderMap, body: &Mirrored) -> Option<String> {
     let Some(method) = &body.method else { return None }; // a response: nothing to mirror
-    if body.id.is_none() {
-        return None; // notifications carry no required headers
-    }
+    body.id.as_ref()?; // notifications carry no required headers
     let params = body.params.as_ref();
     let body_version =
         params.and_then(|p| p.meta.as_ref()).and_then(|m| m.get(meta_key::PROTOCOL_VERSION)).and_then(Value::as_str);
