@@ -51,6 +51,7 @@ pub struct Server {
     shutdown_grace: Duration,
     max_message_size: usize,
     client_request_timeout: Duration,
+    tool_timeout: Option<Duration>,
     state: TypeMap,
     confirmation_fallback: ConfirmationFallback,
     request_state_key: Option<StateKey>,
@@ -69,6 +70,7 @@ impl Server {
             shutdown_grace: Duration::from_millis(500),
             max_message_size: 4 * 1024 * 1024,
             client_request_timeout: Duration::from_secs(300),
+            tool_timeout: None,
             state: TypeMap::default(),
             confirmation_fallback: ConfirmationFallback::default(),
             request_state_key: None,
@@ -167,6 +169,15 @@ impl Server {
         self
     }
 
+    /// How long a tool call may run before it is stopped and answered with an error result
+    /// saying it timed out (default: no limit). `#[mcp_tool(timeout_ms = ...)]` overrides it per
+    /// tool. The limit stops async tools at their next `.await`; a synchronous tool that never
+    /// returns cannot be interrupted.
+    pub fn tool_timeout(mut self, timeout: Duration) -> Self {
+        self.tool_timeout = Some(timeout);
+        self
+    }
+
     /// Serves one client over stdin/stdout until stdin closes, the client sends `exit`, or the
     /// process gets SIGINT/SIGTERM.
     pub async fn serve_stdio(self) -> Result<()> {
@@ -232,6 +243,7 @@ impl Server {
             shutdown_grace: self.shutdown_grace,
             max_message_size: self.max_message_size,
             client_request_timeout: self.client_request_timeout,
+            tool_timeout: self.tool_timeout,
             state: self.state,
             confirmation_fallback: self.confirmation_fallback,
             request_state_key: self.request_state_key.unwrap_or_else(StateKey::random),
@@ -315,6 +327,7 @@ pub(crate) struct ServerCore {
     pub shutdown_grace: Duration,
     pub max_message_size: usize,
     pub client_request_timeout: Duration,
+    pub tool_timeout: Option<Duration>,
     pub state: TypeMap,
     pub confirmation_fallback: ConfirmationFallback,
     pub request_state_key: StateKey,

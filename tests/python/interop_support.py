@@ -18,7 +18,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters, types
 
-MODES = ["legacy", "auto"]
+MODES = ["legacy", "auto", "2026-07-28"]
 INVALID_PARAMS = -32602
 RESOURCE_NOT_FOUND = -32002
 
@@ -63,6 +63,11 @@ class Recorder:
 @asynccontextmanager
 async def connect(params: StdioServerParameters, mode: str, **callbacks: Any) -> AsyncIterator[Client]:
     async with Client(params, mode=mode, read_timeout_seconds=READ_TIMEOUT_S, **callbacks) as client:
+        if mode == "2026-07-28":
+            # A pinned 2026-07-28 client skips discovery (the SDK adopts a placeholder); ask
+            # explicitly, as a client that wants the server's identity and capabilities does.
+            raw = await client.session.send_discover("2026-07-28")
+            client.session.adopt(types.DiscoverResult.model_validate(raw))
         yield client
 
 

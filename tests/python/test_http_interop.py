@@ -1,7 +1,8 @@
 """Interop tests over Streamable HTTP: the official Python MCP SDK client against the
 ``examples/http-server`` binary (named by the environment variable HTTP_SERVER_BIN, an
-absolute path), in connect mode ``"legacy"`` (the ``initialize`` handshake, protocol
-2025-11-25, with an ``Mcp-Session-Id``).
+absolute path), in the three connect modes: ``"legacy"`` (the ``initialize`` handshake,
+protocol 2025-11-25, with an ``Mcp-Session-Id``), ``"auto"`` (probes ``server/discover`` and
+stays stateless) and ``"2026-07-28"`` (stateless from the start).
 
 Each test starts its own server process on a free port of 127.0.0.1 (``PORT``), waits until
 it accepts connections, and connects with ``mcp.Client("http://127.0.0.1:<port>/mcp")``.
@@ -24,7 +25,7 @@ from mcp import Client, types
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 
-MODE = "legacy"
+MODES = ["legacy", "auto", "2026-07-28"]
 TEST_TIMEOUT_S = 60.0
 READ_TIMEOUT_S = 20.0
 START_TIMEOUT_S = 10.0
@@ -115,15 +116,27 @@ def only_text(result: types.CallToolResult) -> str:
     return block.text
 
 
-def test_handshake_and_list_tools(http_server: HttpServer) -> None:
+@pytest.fixture(params=MODES)
+def mode(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+def test_handshake_and_list_tools(http_server: HttpServer, mode: str) -> None:
     async def body() -> None:
-        async with Client(http_server.url, mode=MODE, read_timeout_seconds=READ_TIMEOUT_S) as client:
-            assert client.server_info is not None and client.server_info.name == "http-server"
-            assert client.session.initialize_result is not None, "initialize handshake did not happen"
-            assert client.protocol_version == "2025-11-25"
-            assert client.server_capabilities.tools is not None
+        async with Client(http_server.url, mode=mode, read_timeout_seconds=READ_TIMEOUT_S) as client:
+            if mode == "legacy":
+                assert client.server_info is not None and client.server_info.name == "http-server"
+                assert client.session.initialize_result is not None, "initialize handshake did not happen"
+                assert client.protocol_version == "2025-11-25"
+                assert client.server_capabilities.tools is not None
+            else:
+                assert client.session.initialize_result is None, "a stateless client needs no handshake"
+                assert client.protocol_version == "2026-07-28"
+            if mode == "auto":
+                assert client.server_info is not None and client.server_info.name == "http-server"
+                assert client.server_capabilities.tools is not None
             listed = await client.list_tools()
-        assert [t.name for t in listed.tools] == ["add", "count_slowly", "long_job"]
+        assert [t.name for t in listed.tools] == ["add", "count_slowly", "long_job", "book_table"]
         add = listed.tools[0]
         assert set((add.input_schema.get("properties") or {})) == {"a", "b"}
         assert add.annotations is not None and add.annotations.read_only_hint is True
@@ -131,9 +144,9 @@ def test_handshake_and_list_tools(http_server: HttpServer) -> None:
     run_async(body)
 
 
-def test_call_tool(http_server: HttpServer) -> None:
+def test_call_tool(http_server: HttpServer, mode: str) -> None:
     async def body() -> None:
-        async with Client(http_server.url, mode=MODE, read_timeout_seconds=READ_TIMEOUT_S) as client:
+        async with Client(http_server.url, mode=mode, read_timeout_seconds=READ_TIMEOUT_S) as client:
             result = await client.call_tool("add", {"a": 2, "b": 3})
             assert result.is_error is False, result.content
             assert only_text(result) == "5"
@@ -144,13 +157,18 @@ def test_call_tool(http_server: HttpServer) -> None:
     run_async(body)
 
 
-def test_progress_and_logs_stream_during_the_call(http_server: HttpServer) -> None:
+def test_progress_and_logs_stream_during_the_call(http_server: HttpServer, mode: str) -> None:
     to = 5
 
     async def body() -> None:
         got = Collected()
+        # 2026-07-28 requests opt in to logs per request (log_level); sessions default to info.
         async with Client(
-            http_server.url, mode=MODE, read_timeout_seconds=READ_TIMEOUT_S, logging_callback=got.on_log
+            http_server.url,
+            mode=mode,
+            read_timeout_seconds=READ_TIMEOUT_S,
+            logging_callback=got.on_log,
+            log_level="info",
         ) as client:
             result = await client.call_tool("count_slowly", {"to": to}, progress_callback=got.on_progress)
             assert only_text(result) == f"counted to {to}"
@@ -164,9 +182,9 @@ def test_progress_and_logs_stream_during_the_call(http_server: HttpServer) -> No
     run_async(body)
 
 
-def test_sse_polling_delivers_the_result_after_reconnecting(http_server: HttpServer) -> None:
+def test_sse_polling_delivers_the_result_after_reconnecting(http_server: HttpServer, mode: str) -> None:
     async def body() -> None:
-        async with Client(http_server.url, mode=MODE, read_timeout_seconds=READ_TIMEOUT_S) as client:
+        async with Client(http_server.url, mode=mode, read_timeout_seconds=READ_TIMEOUT_S) as client:
             result = await client.call_tool("long_job", {})
             assert only_text(result) == "job done"
             # The session still works afterwards.
@@ -175,9 +193,31 @@ def test_sse_polling_delivers_the_result_after_reconnecting(http_server: HttpSer
     run_async(body)
 
 
+def test_elicitation_round_trip(http_server: HttpServer, mode: str) -> None:
+    """legacy: an elicitation request on the call's stream; 2026-07-28: an input-required
+    result the SDK answers through the same callback and retries."""
+    asked: list[types.ElicitRequestParams] = []
+
+    async def answer(_: object, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params)
+        return types.ElicitResult(action="accept", content={"guests": 4})
+
+    async def body() -> None:
+        async with Client(
+            http_server.url, mode=mode, read_timeout_seconds=READ_TIMEOUT_S, elicitation_callback=answer
+        ) as client:
+            result = await client.call_tool("book_table", {})
+            assert result.is_error is False, result.content
+            assert only_text(result) == "table for 4 booked"
+        [params] = asked
+        assert params.message == "How many guests?"
+
+    run_async(body)
+
+
 def test_sigterm_stops_the_server_cleanly(http_server: HttpServer) -> None:
     async def body() -> None:
-        async with Client(http_server.url, mode=MODE, read_timeout_seconds=READ_TIMEOUT_S) as client:
+        async with Client(http_server.url, mode="legacy", read_timeout_seconds=READ_TIMEOUT_S) as client:
             await client.list_tools()
 
     run_async(body)

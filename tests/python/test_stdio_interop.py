@@ -6,8 +6,9 @@ process through ``mcp.Client(StdioServerParameters(...), mode=...)`` and runs on
 client connect mode:
 
 * ``"legacy"``: the ``initialize`` handshake (protocol 2025-11-25).
-* ``"auto"``:   the SDK first probes ``server/discover``; our servers answer it with
-  JSON-RPC -32601 (method not found), so the SDK must fall back to ``initialize``.
+* ``"auto"``:   the SDK first probes ``server/discover``; our servers answer it (they
+  speak both eras), so the connection stays on stateless 2026-07-28 requests.
+* ``"2026-07-28"``: stateless from the first request, without the probe.
 
 The SDK does not expose the server process, so every server is launched through a
 tiny ``/bin/sh`` wrapper that records the server's exit status in a file once it
@@ -40,7 +41,7 @@ from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERS
 # but it is exactly the API a 2025-11-25 server is driven with.
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 
-MODES = ["legacy", "auto"]
+MODES = ["legacy", "auto", "2026-07-28"]
 INVALID_PARAMS = -32602
 
 # Upper bound for one whole test (server start, handshake, calls, shutdown).
@@ -135,6 +136,11 @@ async def connect(
         # 2026-07-28 requests opt in to logs per request; the handshake era uses setLevel.
         kwargs["log_level"] = log_level
     async with Client(run.params(), mode=mode, read_timeout_seconds=READ_TIMEOUT_S, **kwargs) as client:
+        if mode == "2026-07-28":
+            # A pinned 2026-07-28 client skips discovery (the SDK adopts a placeholder); ask
+            # explicitly, as a client that wants the server's identity and capabilities does.
+            raw = await client.session.send_discover("2026-07-28")
+            client.session.adopt(types.DiscoverResult.model_validate(raw))
         yield client
 
 
@@ -210,8 +216,10 @@ def check_handshake(client: Client, mode: str, name: str, connect_seconds: float
         assert client.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS
         assert client.protocol_version == LATEST_HANDSHAKE_VERSION == "2025-11-25"
     else:
-        # The servers speak both eras: "auto" probes with server/discover and stays stateless.
-        assert client.session.discover_result is not None, "server/discover was not answered"
+        # The servers speak both eras: "auto" probes with server/discover and stays stateless;
+        # "2026-07-28" is stateless from the start.
+        if mode == "auto":
+            assert client.session.discover_result is not None, "server/discover was not answered"
         assert client.session.initialize_result is None
         assert client.protocol_version == "2026-07-28"
         # A server that ignored server/discover would make the SDK wait out its 10 s timeout.

@@ -4,6 +4,7 @@
 //! at the URL, e.g. `claude mcp add --transport http demo http://127.0.0.1:3000/mcp`.
 //! It stops on Ctrl-C or SIGTERM, letting calls in flight finish.
 
+use mcp_runtime::Elicitation;
 use mcp_runtime::prelude::*;
 use std::time::Duration;
 
@@ -45,6 +46,24 @@ async fn long_job(ctx: Context) -> &'static str {
     "job done"
 }
 
+/// A table booking form.
+#[derive(Deserialize, JsonSchema)]
+struct Booking {
+    /// How many guests
+    guests: u32,
+}
+
+/// Book a table, asking the user how many guests come. Works in both protocol eras: over a
+/// 2025-11-25 session the question goes out as a request on the call's stream; for a
+/// 2026-07-28 client it comes back as an input-required result the client answers on retry.
+#[mcp_tool]
+async fn book_table(ctx: Context) -> Result<String, mcp_runtime::ClientError> {
+    Ok(match ctx.elicit::<Booking>("How many guests?").await? {
+        Elicitation::Accept(booking) => format!("table for {} booked", booking.guests),
+        Elicitation::Decline | Elicitation::Cancel => "no booking made".into(),
+    })
+}
+
 #[mcp_runtime::main]
 async fn main() -> mcp_runtime::Result<()> {
     mcp_runtime::logging::init();
@@ -54,7 +73,7 @@ async fn main() -> mcp_runtime::Result<()> {
     };
     server!()
         .instructions("Use add for arithmetic and count_slowly to watch progress.")
-        .tools(tools![add, count_slowly, long_job])
+        .tools(tools![add, count_slowly, long_job, book_table])
         .serve_http(("127.0.0.1", port))
         .await
 }

@@ -2,8 +2,8 @@
 
 use crate::handler::options::{CommonOptions, flag, key, parse_options, set};
 use proc_macro2::TokenStream;
-use syn::LitStr;
 use syn::meta::ParseNestedMeta;
+use syn::{LitInt, LitStr};
 
 #[derive(Default)]
 pub(crate) struct ToolOptions {
@@ -14,10 +14,11 @@ pub(crate) struct ToolOptions {
     pub open_world: Option<bool>,
     pub confirm: Option<bool>,
     pub input_schema: Option<LitStr>,
+    pub timeout_ms: Option<LitInt>,
 }
 
 const TOOL_OPTIONS: &str =
-    "name, title, description, read_only, destructive, idempotent, open_world, confirm, icon, input_schema";
+    "name, title, description, read_only, destructive, idempotent, open_world, confirm, icon, input_schema, timeout_ms";
 
 impl ToolOptions {
     pub fn parse(attr: TokenStream) -> syn::Result<Self> {
@@ -38,6 +39,13 @@ impl ToolOptions {
             "idempotent" => set(&meta, &mut self.idempotent, flag(&meta)?),
             "open_world" => set(&meta, &mut self.open_world, flag(&meta)?),
             "confirm" => set(&meta, &mut self.confirm, flag(&meta)?),
+            "timeout_ms" => {
+                let millis: LitInt = meta.value()?.parse()?;
+                if millis.base10_parse::<u64>()? == 0 {
+                    return Err(syn::Error::new(millis.span(), "timeout_ms must be a positive number of milliseconds"));
+                }
+                set(&meta, &mut self.timeout_ms, millis)
+            }
             other => Err(meta.error(format!("unknown option `{other}`; expected one of: {TOOL_OPTIONS}"))),
         }
     }

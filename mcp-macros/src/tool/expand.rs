@@ -53,6 +53,13 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
         }
     };
     let confirm = options.confirm.unwrap_or(false);
+    let timeout = match &options.timeout_ms {
+        Some(millis) => {
+            let millis = millis.base10_parse::<u64>().unwrap_or_default();
+            quote!(::core::option::Option::Some(::std::time::Duration::from_millis(#millis)))
+        }
+        None => quote!(::core::option::Option::None),
+    };
     let icons = handler::expand::icons(&options.common.icons);
     let marker = handler::expand::marker_struct(tool, "#[mcp_tool]");
 
@@ -91,6 +98,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
                         annotations: #annotations,
                         icons: #icons,
                         confirm: #confirm,
+                        timeout: #timeout,
                         input_schema: #input_schema,
                         output_schema: #output_trait::output_schema,
                         call,

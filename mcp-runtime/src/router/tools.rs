@@ -38,7 +38,20 @@ pub(crate) fn call(registry: &Registry, params: Option<&RawValue>) -> Route<'sta
                             return to_raw(&refused);
                         }
                     }
-                    to_raw(&(tool.call)(arguments, ctx).await)
+                    let limit = tool.timeout.or(ctx.session().server.tool_timeout);
+                    let call = (tool.call)(arguments, ctx);
+                    let result = match limit {
+                        None => call.await,
+                        Some(limit) => tokio::time::timeout(limit, call).await.unwrap_or_else(|_| {
+                            tracing::warn!(tool = tool.name, "tool call timed out after {limit:?}");
+                            crate::tool::CallToolResult::error(format!(
+                                "tool `{}` timed out after {} ms and was stopped",
+                                tool.name,
+                                limit.as_millis()
+                            ))
+                        }),
+                    };
+                    to_raw(&result)
                 })
             }),
             on_panic: PanicAnswer::ToolError(tool.name),

@@ -24,6 +24,9 @@ pub struct ToolDescriptor {
     pub icons: &'static [Icon],
     /// Ask the user to confirm (through elicitation) before each call.
     pub confirm: bool,
+    /// How long one call may run (`#[mcp_tool(timeout_ms = ...)]`); `None` uses the server's
+    /// [`tool_timeout`](crate::Server::tool_timeout), if any.
+    pub timeout: Option<std::time::Duration>,
     /// Builds the input schema (called once, when the server is built).
     pub input_schema: fn() -> Map<String, Value>,
     /// Builds the output schema, for tools returning `Json<T>`.
