@@ -42,6 +42,19 @@ pub(crate) async fn serve(server: Arc<ServerCore>) -> Result<()> {
     let shutdown = shutdown_signal();
     tokio::pin!(shutdown);
     loop {
+        // Backpressure: take no new input while the outbound queue is full (the client is not
+        // reading), so requests cannot pile up results in memory; the pipe then fills and the
+        // client's writes block until it reads again.
+        tokio::select! {
+            room = out_tx.reserve() => match room {
+                Ok(permit) => drop(permit),
+                Err(_) => break, // the writer stopped: stdout is gone
+            },
+            () = &mut shutdown => {
+                tracing::info!("shutdown signal received");
+                break;
+            }
+        }
         tokio::select! {
             frame = in_rx.recv() => match frame {
                 Some(Frame::Message(bytes)) => {
