@@ -10,18 +10,18 @@ step() { printf '\n==> %s\n' "$*" >&2; }
 step "cargo fmt --check"
 cargo fmt --all --check
 
-step "cargo clippy"
-cargo clippy --workspace --all-targets --locked -- -D warnings
+step "cargo clippy (all features, and the runtime's lean default build)"
+cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
+cargo clippy -p mcp-runtime --locked -- -D warnings
 
 step "cargo test"
-cargo test --workspace --locked
+cargo test --workspace --all-features --locked
 
-step "Python SDK interop (mcp==2.3.0)"
-cargo build --locked -p calculator -p showcase -p notes -p filesystem
-cargo build --locked -p http-server
+step "Python SDK interop (mcp==2.3.0): modes legacy, auto and 2026-07-28, stdio and HTTP"
+cargo build --locked -p calculator -p showcase -p notes -p filesystem -p http-server
 scripts/python-env.sh
-export HTTP_SERVER_BIN="$PWD/target/debug/http-server"
-export NOTES_BIN="$PWD/target/debug/notes" FILESYSTEM_BIN="$PWD/target/debug/filesystem"
-CALCULATOR_BIN="$PWD/target/debug/calculator" SHOWCASE_BIN="$PWD/target/debug/showcase" tests/python/run.sh
+bin="$PWD/target/debug"
+CALCULATOR_BIN="$bin/calculator" SHOWCASE_BIN="$bin/showcase" NOTES_BIN="$bin/notes" \
+    FILESYSTEM_BIN="$bin/filesystem" HTTP_SERVER_BIN="$bin/http-server" tests/python/run.sh
 
 step "all tests passed"

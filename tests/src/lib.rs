@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 pub mod http;
+pub mod robust;
 mod stdio;
 pub use http::HttpClient;
 pub use stdio::StdioServer;
