@@ -76,11 +76,17 @@ fn static_text() -> &'static str {
     "This is the content of the static text resource."
 }
 
+/// A per-user resource clients may keep for a minute.
+#[mcp_resource(uri = "test://mine", ttl_ms = 60000, cache_scope = "private")]
+fn mine() -> &'static str {
+    "yours only"
+}
+
 fn server() -> Server {
     server!()
         .instructions("stateless tests")
         .tools(tools![greet, two_steps, at_once, needs_sampling, grow])
-        .resources(resources![static_text])
+        .resources(resources![static_text, mine])
 }
 
 fn meta(capabilities: Value) -> Value {
@@ -154,6 +160,8 @@ async fn results_carry_their_type_server_info_and_caching_hints() {
     let read = call(&client, "resources/read", json!({"uri": "test://static-text"}), json!({})).await.unwrap();
     assert_eq!(read["contents"][0]["text"], "This is the content of the static text resource.");
     assert_eq!(read["ttlMs"], 0);
+    let mine = call(&client, "resources/read", json!({"uri": "test://mine"}), json!({})).await.unwrap();
+    assert_eq!((mine["ttlMs"].clone(), mine["cacheScope"].clone()), (json!(60000), json!("private")), "declared per resource");
     let err = call(&client, "resources/read", json!({"uri": "test://nonexistent"}), json!({})).await.unwrap_err();
     assert_eq!((err.code, err.data), (-32602, Some(json!({"uri": "test://nonexistent"}))));
     assert_valid(&client);

@@ -17,9 +17,11 @@ pub(crate) struct ResourceOptions {
     pub list: Option<syn::Path>,
     pub complete: Vec<(syn::Ident, syn::Path)>,
     pub allow_dot_segments: Option<bool>,
+    pub ttl_ms: Option<LitInt>,
+    pub cache_scope: Option<LitStr>,
 }
 
-const RESOURCE_OPTIONS: &str = "uri, name, title, description, mime_type, size, audience, priority, last_modified, icon, list, complete, allow_dot_segments";
+const RESOURCE_OPTIONS: &str = "uri, name, title, description, mime_type, size, audience, priority, last_modified, icon, list, complete, allow_dot_segments, ttl_ms, cache_scope";
 
 impl ResourceOptions {
     /// The options, and the first error if one stopped the parse (the options before it are
@@ -43,6 +45,8 @@ impl ResourceOptions {
             "last_modified" => set(&meta, &mut self.last_modified, meta.value()?.parse()?),
             "list" => set(&meta, &mut self.list, meta.value()?.parse()?),
             "allow_dot_segments" => set(&meta, &mut self.allow_dot_segments, flag(&meta)?),
+            "ttl_ms" => set(&meta, &mut self.ttl_ms, meta.value()?.parse()?),
+            "cache_scope" => set(&meta, &mut self.cache_scope, meta.value()?.parse()?),
             "audience" => {
                 let value = meta.value()?;
                 let content;

@@ -29,6 +29,8 @@ pub(crate) fn resource(resource: &HandlerFn, options: &ResourceOptions, uri: &Li
     let annotations = annotations(options);
     let icons = expand::icons(&options.common.icons);
     let allow_dot_segments = options.allow_dot_segments.unwrap_or(false);
+    let ttl_ms = option(options.ttl_ms.as_ref().map(|t| quote!(#t as u64)));
+    let cache_scope = option(options.cache_scope.as_ref());
     let list = match &options.list {
         Some(function) => quote! {
             ::core::option::Option::Some({
@@ -75,6 +77,8 @@ pub(crate) fn resource(resource: &HandlerFn, options: &ResourceOptions, uri: &Li
                         annotations: #annotations,
                         icons: #icons,
                         allow_dot_segments: #allow_dot_segments,
+                        ttl_ms: #ttl_ms,
+                        cache_scope: #cache_scope,
                         read,
                         list: #list,
                         complete: #complete,

@@ -78,6 +78,16 @@ pub(crate) fn check(resource: &HandlerFn, options: &ResourceOptions, attr_span: 
             "`priority` is between 0.0 (least important) and 1.0 (most important), e.g. `priority = 0.8`",
         );
     }
+    if let Some(scope) = &options.cache_scope
+        && !matches!(scope.value().as_str(), "public" | "private")
+    {
+        errors.error(scope, "`cache_scope` is `\"public\"` (shareable across users) or `\"private\"` (per user)");
+    }
+    if let Some(ttl) = &options.ttl_ms
+        && ttl.base10_parse::<u64>().is_err()
+    {
+        errors.error(ttl, "`ttl_ms` is a whole number of milliseconds, e.g. `ttl_ms = 60000`");
+    }
     for role in options.audience.iter().flatten() {
         if !matches!(role.value().as_str(), "user" | "assistant") {
             errors.error(

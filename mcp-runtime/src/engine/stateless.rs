@@ -202,15 +202,21 @@ fn is_error_result(raw: &RawValue) -> bool {
     serde_json::from_str::<Flag>(raw.get()).is_ok_and(|f| f.is_error)
 }
 
-/// Adds `extras` to a result object, keeping any `_meta` keys the result already has.
+/// Adds `extras` to a result object, keeping what the result already has (its own caching
+/// hints, its `_meta` keys).
 fn merge_into(raw: &RawValue, extras: Value) -> Result<Box<RawValue>, ErrorObject> {
     let mut result: Map<String, Value> = serde_json::from_str(raw.get()).map_err(|e| {
         ErrorObject::new(code::INTERNAL_ERROR, format!("Internal error: a result is not an object: {e}"))
     })?;
     for (key, value) in extras.as_object().into_iter().flatten() {
         match (result.get_mut(key), value) {
-            (Some(Value::Object(existing)), Value::Object(more)) => existing.extend(more.clone()),
-            _ => {
+            (Some(Value::Object(existing)), Value::Object(more)) => {
+                for (k, v) in more {
+                    existing.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+            }
+            (Some(_), _) => {}
+            (None, _) => {
                 result.insert(key.clone(), value.clone());
             }
         }

@@ -93,6 +93,10 @@ pub struct ResourceDescriptor {
     pub icons: &'static [Icon],
     /// Whether template variables may contain `..` segments (refused by default).
     pub allow_dot_segments: bool,
+    /// How long 2026-07-28 clients may cache a read (`ttlMs`); the server's default if `None`.
+    pub ttl_ms: Option<u64>,
+    /// `public` or `private` (`cacheScope`) for reads; `public` if `None`.
+    pub cache_scope: Option<&'static str>,
     /// Reads it.
     pub read: ReadFn,
     /// Enumerates concrete resources of a template for `resources/list`.

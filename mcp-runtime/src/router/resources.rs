@@ -83,10 +83,29 @@ pub(crate) fn read<'a>(
         return Route::Reply(Err(protocol::resource_not_found(&params.uri, version)));
     };
     let request = ResourceRequest { uri: params.uri, variables };
+    // The resource's own caching hints, for the stateless decoration to keep.
+    let stateless = version.is_some_and(ProtocolVersion::is_stateless);
     Route::Spawn(Task {
         meta: params.meta,
         on_panic: PanicAnswer::InternalError,
-        run: Box::new(move |ctx| Box::pin(async move { to_raw(&(descriptor.read)(request, ctx).await?) })),
+        run: Box::new(move |ctx| {
+            Box::pin(async move {
+                let result = (descriptor.read)(request, ctx).await?;
+                match (stateless, descriptor.ttl_ms, descriptor.cache_scope) {
+                    (true, ttl, scope) if ttl.is_some() || scope.is_some() => {
+                        let mut value = serde_json::to_value(&result).unwrap_or_default();
+                        if let Some(ttl) = ttl {
+                            value["ttlMs"] = ttl.into();
+                        }
+                        if let Some(scope) = scope {
+                            value["cacheScope"] = scope.into();
+                        }
+                        to_raw(&value)
+                    }
+                    _ => to_raw(&result),
+                }
+            })
+        }),
     })
 }
 
