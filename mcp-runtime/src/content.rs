@@ -153,6 +153,18 @@ impl ResourceLink {
             annotations: None,
         }
     }
+
+    /// With a MIME type.
+    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// With a description.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
 }
 
 /// A resource's contents embedded in a result or message.

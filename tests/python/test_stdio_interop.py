@@ -37,19 +37,14 @@ import pytest
 from mcp import Client, MCPError, StdioServerParameters, types
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 
+import interop_support as support
+from interop_support import INVALID_PARAMS, MODES, only_text, run_async, wait_until
+
 # `Client.set_logging_level` is marked deprecated for 2026-07-28 servers (SEP-2577),
 # but it is exactly the API a 2025-11-25 server is driven with.
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 
-MODES = ["legacy", "auto", "2026-07-28"]
-INVALID_PARAMS = -32602
 
-# Upper bound for one whole test (server start, handshake, calls, shutdown).
-TEST_TIMEOUT_S = 60.0
-# Per-request read timeout handed to the SDK so that an unanswered request fails the test.
-READ_TIMEOUT_S = 20.0
-# How long to wait for notifications that may still be in flight after a response.
-NOTIFY_GRACE_S = 3.0
 # The SDK waits this long (PROCESS_TERMINATION_TIMEOUT) after closing stdin before it
 # kills the server; a clean shutdown must be faster than that.
 CLEAN_EXIT_LIMIT_S = 2.0
@@ -135,37 +130,11 @@ async def connect(
     if log_level is not None:
         # 2026-07-28 requests opt in to logs per request; the handshake era uses setLevel.
         kwargs["log_level"] = log_level
-    async with Client(run.params(), mode=mode, read_timeout_seconds=READ_TIMEOUT_S, **kwargs) as client:
-        if mode == "2026-07-28":
-            # A pinned 2026-07-28 client skips discovery (the SDK adopts a placeholder); ask
-            # explicitly, as a client that wants the server's identity and capabilities does.
-            raw = await client.session.send_discover("2026-07-28")
-            client.session.adopt(types.DiscoverResult.model_validate(raw))
+    async with support.connect(run.params(), mode, **kwargs) as client:
         yield client
 
 
-def run_async(fn: Callable[[], Awaitable[None]]) -> None:
-    async def bounded() -> None:
-        with anyio.fail_after(TEST_TIMEOUT_S):
-            await fn()
 
-    anyio.run(bounded)
-
-
-async def wait_until(predicate: Callable[[], bool], timeout: float = NOTIFY_GRACE_S) -> bool:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() >= deadline:
-            return False
-        await anyio.sleep(0.01)
-    return True
-
-
-def only_text(result: types.CallToolResult) -> str:
-    assert len(result.content) == 1, f"expected exactly one content block, got {result.content!r}"
-    block = result.content[0]
-    assert isinstance(block, types.TextContent), f"expected a text block, got {block!r}"
-    return block.text
 
 
 def texts(result: types.CallToolResult) -> list[str]:

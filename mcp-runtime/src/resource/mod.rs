@@ -26,46 +26,10 @@ pub struct ResourceRequest {
     pub variables: HashMap<String, String>,
 }
 
-/// A concrete resource, as a template's list function enumerates it for `resources/list`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ResourceEntry {
-    /// The resource's URI.
-    pub uri: String,
-    /// Its name.
-    pub name: String,
-    /// A display title.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// What it is.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// Its MIME type.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// Its size in bytes.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub size: Option<u64>,
-}
-
-impl ResourceEntry {
-    /// An entry with a URI and a name.
-    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
-        Self { uri: uri.into(), name: name.into(), ..Self::default() }
-    }
-
-    /// With a MIME type.
-    pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
-        self.mime_type = Some(mime_type.into());
-        self
-    }
-
-    /// With a description.
-    pub fn description(mut self, description: impl Into<String>) -> Self {
-        self.description = Some(description.into());
-        self
-    }
-}
+/// A concrete resource, as a template's list function enumerates it for `resources/list`:
+/// the same fields as a [`ResourceLink`] content block (`uri`, `name`, `title`, `description`,
+/// `mimeType`, `size`, `annotations`).
+pub type ResourceEntry = crate::content::ResourceLink;
 
 /// The type-erased read function of a descriptor.
 pub type ReadFn = fn(ResourceRequest, Context) -> BoxFuture<'static, Result<ReadResourceResult, ErrorObject>>;
