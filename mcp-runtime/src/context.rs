@@ -34,6 +34,9 @@ struct Inner {
     sink: Sink,
     /// For a stateless (2026-07-28) request: its client view and input round.
     stateless: Option<Arc<Stateless>>,
+    /// The verified caller (HTTP with authorization).
+    #[cfg(feature = "auth")]
+    auth: Option<Arc<crate::auth::AuthInfo>>,
 }
 
 /// What a stateless request carries instead of a session: the client's view from `_meta`, and
@@ -52,7 +55,27 @@ impl Context {
         sink: Sink,
         stateless: Option<Arc<Stateless>>,
     ) -> Self {
-        Self { inner: Arc::new(Inner { request_id, meta, cancellation, session, sink, stateless }) }
+        Self {
+            inner: Arc::new(Inner {
+                request_id,
+                meta,
+                cancellation,
+                session,
+                sink,
+                stateless,
+                // Created while the transport handles the request: its caller is current.
+                #[cfg(feature = "auth")]
+                auth: crate::auth::current_caller(),
+            }),
+        }
+    }
+
+    /// The verified caller of this request: `None` unless the server authorizes HTTP requests
+    /// (feature `auth`). Handlers usually take an [`AuthInfo`](crate::auth::AuthInfo)
+    /// parameter instead.
+    #[cfg(feature = "auth")]
+    pub fn auth(&self) -> Option<&crate::auth::AuthInfo> {
+        self.inner.auth.as_deref()
     }
 
     pub(crate) fn stateless(&self) -> Option<&Stateless> {
@@ -222,8 +245,9 @@ fn log_message(level: LoggingLevel, logger: Option<&str>, data: Value) -> Vec<u8
 
 /// Types the runtime provides to a handler instead of reading them from the arguments.
 ///
-/// The macros treat a parameter as injected when its type is one of the runtime's (`Context`)
-/// or when it is marked `#[mcp(inject)]`; implement this trait for your own injected types.
+/// The macros treat a parameter as injected when its type is one of the runtime's (`Context`,
+/// `CancellationToken`, `State`, `SessionState`, `AuthInfo`, or an `Option` of one of them) or
+/// when it is marked `#[mcp(inject)]`; implement this trait for your own injected types.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be injected into a handler",
     label = "not provided by the runtime",

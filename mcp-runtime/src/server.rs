@@ -229,7 +229,33 @@ impl Server {
     /// hyper or axum application.
     #[cfg(feature = "http")]
     pub fn into_http_service(self, config: crate::http::HttpConfig) -> Result<crate::http::McpHttpService> {
+        config.validate()?;
         Ok(crate::http::McpHttpService::new(self.build()?, config))
+    }
+
+    /// [`serve_http`](Self::serve_http) over HTTPS (feature `tls`): serves
+    /// `https://<address>/mcp` with this certificate until SIGINT or SIGTERM.
+    ///
+    /// ```no_run
+    /// # use mcp_runtime::prelude::*;
+    /// # #[mcp_tool] fn add(a: f64, b: f64) -> f64 { a + b }
+    /// use mcp_runtime::http::TlsConfig;
+    ///
+    /// # async fn run() -> mcp_runtime::Result<()> {
+    /// let tls = TlsConfig::from_pem_files("cert.pem", "key.pem")?;
+    /// server!().tools(tools![add]).serve_https("0.0.0.0:8443", tls).await
+    /// # }
+    /// ```
+    ///
+    /// With a configuration of your own ([`HttpConfig`](crate::http::HttpConfig): allowed
+    /// hosts, [authorization](crate::http::HttpConfig::auth)...), use
+    /// [`into_http_service`](Self::into_http_service) and
+    /// [`McpHttpService::serve_tls`](crate::http::McpHttpService::serve_tls).
+    #[cfg(feature = "tls")]
+    pub async fn serve_https(self, address: impl tokio::net::ToSocketAddrs, tls: crate::http::TlsConfig) -> Result<()> {
+        let core = self.build()?;
+        let listener = crate::transport::http::bind(address).await?;
+        crate::transport::http::serve_tls(core, listener, tls, crate::transport::signal::shutdown_signal()).await
     }
 
     pub(crate) fn build(self) -> Result<Arc<ServerCore>> {

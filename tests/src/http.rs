@@ -21,6 +21,11 @@ pub struct HttpClient {
     pub session: Option<String>,
     methods: Arc<Mutex<HashMap<String, String>>>,
     transcript: Arc<Mutex<Vec<ServerMessage>>>,
+    /// Headers sent with every request (e.g. `Authorization`), before those of a call.
+    pub default_headers: Vec<(String, String)>,
+    /// Speaks HTTPS through this connector, for this server name.
+    #[cfg(feature = "tls")]
+    pub tls: Option<(tokio_rustls::TlsConnector, tokio_rustls::rustls::pki_types::ServerName<'static>)>,
 }
 
 /// One HTTP answer, its body not read yet.
@@ -68,7 +73,23 @@ impl HttpClient {
 
     /// A client of `http://address{path}`.
     pub fn with_path(address: SocketAddr, path: &str) -> Self {
-        Self { address, path: path.to_owned(), session: None, methods: Arc::default(), transcript: Arc::default() }
+        Self {
+            address,
+            path: path.to_owned(),
+            session: None,
+            methods: Arc::default(),
+            transcript: Arc::default(),
+            default_headers: Vec::new(),
+            #[cfg(feature = "tls")]
+            tls: None,
+        }
+    }
+
+    /// This client, sending `Authorization: Bearer <token>` with every request.
+    pub fn with_bearer(mut self, token: &str) -> Self {
+        self.default_headers.retain(|(name, _)| name != "authorization");
+        self.default_headers.push(("authorization".into(), format!("Bearer {token}")));
+        self
     }
 
     /// Every JSON-RPC message received so far.
@@ -81,14 +102,25 @@ impl HttpClient {
     /// removes the default of that name.
     pub async fn send(&self, method: Method, path: &str, headers: &[(&str, &str)], body: Vec<u8>) -> Reply {
         let stream = tokio::net::TcpStream::connect(self.address).await.expect("connect to the server");
-        let (mut sender, connection) =
-            hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.expect("HTTP handshake");
-        tokio::spawn(connection);
+        #[cfg(feature = "tls")]
+        let mut sender = match &self.tls {
+            Some((connector, name)) => {
+                let stream = connector.connect(name.clone(), stream).await.expect("TLS handshake");
+                let (sender, connection) =
+                    hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.expect("HTTP handshake");
+                tokio::spawn(connection);
+                sender
+            }
+            None => plain(stream).await,
+        };
+        #[cfg(not(feature = "tls"))]
+        let mut sender = plain(stream).await;
         let mut all: Vec<(String, String)> = vec![("host".into(), self.address.to_string())];
         if let Some(session) = &self.session {
             all.push(("mcp-session-id".into(), session.clone()));
             all.push(("mcp-protocol-version".into(), "2025-11-25".into()));
         }
+        all.extend(self.default_headers.iter().cloned());
         for (name, value) in headers {
             let name = name.to_ascii_lowercase();
             all.retain(|(n, _)| *n != name);
@@ -263,6 +295,14 @@ impl Events {
 }
 
 /// `(end of the frame, end of the separator)`.
+/// An HTTP/1.1 connection over plain TCP.
+async fn plain(stream: tokio::net::TcpStream) -> hyper::client::conn::http1::SendRequest<Full<Bytes>> {
+    let (sender, connection) =
+        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.expect("HTTP handshake");
+    tokio::spawn(connection);
+    sender
+}
+
 fn find_blank_line(buffer: &[u8]) -> Option<(usize, usize)> {
     buffer.windows(2).position(|w| w == b"\n\n").map(|i| (i, i + 2))
 }

@@ -83,6 +83,14 @@ impl StdioServer {
         Some(message)
     }
 
+    /// The next line as it is, not recorded (for bulk output), or `None` at end of output.
+    pub async fn recv_line(&mut self) -> Option<String> {
+        tokio::time::timeout(TIMEOUT, self.stdout.next_line())
+            .await
+            .expect("the server answered in time")
+            .expect("read the server's stdout")
+    }
+
     /// Sends a request and returns its response, collecting the notifications that came first.
     pub async fn request(&mut self, id: i64, method: &str, params: Value) -> (Value, Vec<Value>) {
         self.send_request(json!(id), method, params).await;
@@ -102,6 +110,12 @@ impl StdioServer {
         let (response, _) = self.request(0, "initialize", params).await;
         self.notify("notifications/initialized", json!({})).await;
         response["result"].clone()
+    }
+
+    /// Takes the server's stdin, to write from another task while this one reads; later
+    /// `send_*` calls panic.
+    pub fn take_stdin(&mut self) -> ChildStdin {
+        self.stdin.take().expect("stdin is open")
     }
 
     /// Closes stdin (end of input for the server).

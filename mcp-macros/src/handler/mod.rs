@@ -79,8 +79,9 @@ impl Param {
     }
 }
 
-/// Types the runtime injects, recognised by the last segment of their path.
-const INJECTED_TYPES: &[&str] = &["Context", "CancellationToken", "State", "SessionState"];
+/// Types the runtime injects, recognised by the last segment of their path (and `Option`s of
+/// them: `Option<AuthInfo>`).
+const INJECTED_TYPES: &[&str] = &["Context", "CancellationToken", "State", "SessionState", "AuthInfo"];
 
 impl HandlerFn {
     /// Reads the function. Parameter shapes that cannot be modelled are reported to `errors`
@@ -138,9 +139,15 @@ impl HandlerFn {
 }
 
 fn is_injected_type(ty: &Type) -> bool {
-    match ty {
-        Type::Path(path) => {
-            path.path.segments.last().is_some_and(|segment| INJECTED_TYPES.iter().any(|name| segment.ident == name))
+    let Type::Path(path) = ty else { return false };
+    let Some(segment) = path.path.segments.last() else { return false };
+    if INJECTED_TYPES.iter().any(|name| segment.ident == name) {
+        return true;
+    }
+    // `Option<Injected>`: provided when the runtime has it, `None` otherwise.
+    match &segment.arguments {
+        syn::PathArguments::AngleBracketed(args) if segment.ident == "Option" && args.args.len() == 1 => {
+            matches!(args.args.first(), Some(syn::GenericArgument::Type(inner)) if is_injected_type(inner))
         }
         _ => false,
     }

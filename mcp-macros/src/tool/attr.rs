@@ -14,11 +14,11 @@ pub(crate) struct ToolOptions {
     pub open_world: Option<bool>,
     pub confirm: Option<bool>,
     pub input_schema: Option<LitStr>,
+    pub scopes: Option<Vec<LitStr>>,
     pub timeout_ms: Option<LitInt>,
 }
 
-const TOOL_OPTIONS: &str =
-    "name, title, description, read_only, destructive, idempotent, open_world, confirm, icon, input_schema, timeout_ms";
+const TOOL_OPTIONS: &str = "name, title, description, read_only, destructive, idempotent, open_world, confirm, icon, input_schema, scopes, timeout_ms";
 
 impl ToolOptions {
     pub fn parse(attr: TokenStream) -> syn::Result<Self> {
@@ -39,6 +39,7 @@ impl ToolOptions {
             "idempotent" => set(&meta, &mut self.idempotent, flag(&meta)?),
             "open_world" => set(&meta, &mut self.open_world, flag(&meta)?),
             "confirm" => set(&meta, &mut self.confirm, flag(&meta)?),
+            "scopes" => set(&meta, &mut self.scopes, scope_list(&meta)?),
             "timeout_ms" => {
                 let millis: LitInt = meta.value()?.parse()?;
                 if millis.base10_parse::<u64>()? == 0 {
@@ -49,4 +50,17 @@ impl ToolOptions {
             other => Err(meta.error(format!("unknown option `{other}`; expected one of: {TOOL_OPTIONS}"))),
         }
     }
+}
+
+/// `scopes = ["a", "b"]`: an array of string literals.
+fn scope_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
+    let array: syn::ExprArray = meta.value()?.parse()?;
+    array
+        .elems
+        .iter()
+        .map(|element| match element {
+            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(scope), .. }) => Ok(scope.clone()),
+            other => Err(syn::Error::new_spanned(other, "a scope is a string literal: `scopes = [\"files:write\"]`")),
+        })
+        .collect()
 }

@@ -53,6 +53,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
         }
     };
     let confirm = options.confirm.unwrap_or(false);
+    let scopes = options.scopes.iter().flatten();
     let timeout = match &options.timeout_ms {
         Some(millis) => {
             let millis = millis.base10_parse::<u64>().unwrap_or_default();
@@ -98,6 +99,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
                         annotations: #annotations,
                         icons: #icons,
                         confirm: #confirm,
+                        scopes: &[#(#scopes),*],
                         timeout: #timeout,
                         input_schema: #input_schema,
                         output_schema: #output_trait::output_schema,

@@ -9,6 +9,21 @@ pub(crate) fn check(tool: &HandlerFn, options: &ToolOptions, errors: &mut Errors
     if let Some(schema) = &options.input_schema {
         check_input_schema(schema, errors);
     }
+    for scope in options.scopes.iter().flatten() {
+        check_scope(scope, errors);
+    }
+}
+
+/// An OAuth scope token (RFC 6749 §3.3): printable ASCII without spaces, `"` or a backslash.
+fn check_scope(scope: &syn::LitStr, errors: &mut Errors) {
+    let value = scope.value();
+    let valid = !value.is_empty() && value.bytes().all(|b| matches!(b, 0x21 | 0x23..=0x5b | 0x5d..=0x7e));
+    if !valid {
+        errors.error(
+            scope,
+            format!("invalid scope `{value}`: a scope is one token of printable ASCII without spaces, `\"` or `\\`; list several as `scopes = [\"a\", \"b\"]`"),
+        );
+    }
 }
 
 /// The wire name: the `name` option, else the function's name.

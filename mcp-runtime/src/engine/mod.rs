@@ -164,8 +164,18 @@ impl Connection {
                 step = step => step,
             };
             let reply = step.into_reply(call.as_ref(), on_panic, &session.server);
-            if session.finish(&id) {
-                answer(&sink, &id, reply.map(Reply::Raw)).await;
+            // Encode and wait for room while still in flight, then end the request and queue
+            // its answer in one step: `drain` counts the request until its answer is queued,
+            // so shutdown never stops the writer ahead of it (such an answer used to be lost
+            // at stdin EOF now and then; see bench/NOTES.md).
+            let bytes = encode_answer(&id, reply.map(Reply::Raw));
+            match sink.reserve().await {
+                Ok(permit) => {
+                    session.finish_then(&id, || permit.send(outgoing::Outgoing { bytes, is_response: true }));
+                }
+                Err(_) => {
+                    session.finish(&id); // the transport is gone
+                }
             }
         });
     }
@@ -202,11 +212,14 @@ impl Connection {
 }
 
 async fn answer(sink: &Sink, id: &RequestId, reply: Result<Reply<'_>, ErrorObject>) {
-    let bytes = match reply {
+    outgoing::send(sink, encode_answer(id, reply), true).await;
+}
+
+fn encode_answer(id: &RequestId, reply: Result<Reply<'_>, ErrorObject>) -> Vec<u8> {
+    match reply {
         Ok(reply) => jsonrpc::encode_result(id, &reply),
         Err(error) => jsonrpc::encode_error(Some(id), &error),
-    };
-    outgoing::send(sink, bytes, true).await;
+    }
 }
 
 /// Tells the client about changes to what the server offers, once it is initialized.

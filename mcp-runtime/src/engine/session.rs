@@ -148,6 +148,17 @@ impl Session {
         lock(&self.in_flight).remove(id).is_some()
     }
 
+    /// [`finish`](Self::finish), running `send` (which must not block) before the request
+    /// stops counting as in flight, when its answer is still wanted.
+    pub fn finish_then(&self, id: &RequestId, send: impl FnOnce()) -> bool {
+        let mut in_flight = lock(&self.in_flight);
+        let wanted = in_flight.remove(id).is_some();
+        if wanted {
+            send();
+        }
+        wanted
+    }
+
     /// Cancels a request in flight: its handler is dropped and no answer is sent.
     pub fn cancel(&self, id: &RequestId) {
         if let Some(token) = lock(&self.in_flight).remove(id) {

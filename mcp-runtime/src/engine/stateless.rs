@@ -57,6 +57,8 @@ pub(super) struct StatelessCall {
     method: String,
     target: String,
     cacheable: bool,
+    /// An authenticated caller's lists and reads may differ per user: not for shared caches.
+    private: bool,
 }
 
 /// Methods a stateless request may call; everything else (including the removed `initialize`,
@@ -108,6 +110,7 @@ impl Connection {
             method: method.to_owned(),
             target,
             cacheable: CACHEABLE.contains(&method),
+            private: has_verified_caller(),
         };
         let registry = server.catalog.snapshot();
         let route = match method {
@@ -124,6 +127,16 @@ impl Connection {
             Route::Spawn(task) => self.spawn(id, task, sink, Some(call)).await,
         }
     }
+}
+
+#[cfg(feature = "auth")]
+fn has_verified_caller() -> bool {
+    crate::auth::current_caller().is_some()
+}
+
+#[cfg(not(feature = "auth"))]
+fn has_verified_caller() -> bool {
+    false
 }
 
 /// The answers a retry brings: those sealed in `requestState` by earlier rounds, then this
@@ -169,7 +182,7 @@ impl StatelessCall {
         });
         if self.cacheable {
             extras["ttlMs"] = json!(server.cache_ttl.as_millis() as u64);
-            extras["cacheScope"] = json!("public");
+            extras["cacheScope"] = json!(if self.private { "private" } else { "public" });
         }
         merge_into(&reply, extras)
     }

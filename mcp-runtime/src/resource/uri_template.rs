@@ -2,7 +2,7 @@
 //! `{/var}`, `{;var}`, `{?a,b}`, `{&a}`), and ranking templates by specificity.
 
 use super::template_syntax::{self, Operator, Part};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A parsed URI template.
 #[derive(Clone, Debug)]
@@ -38,32 +38,77 @@ impl UriTemplate {
 
     /// The variables `uri` binds, if it matches.
     pub fn matches(&self, uri: &str) -> Option<Bindings> {
+        let mut matcher = Matcher { failed: HashSet::new(), budget: MATCH_BUDGET + 8 * uri.len() };
         let mut bindings = Bindings::new();
-        match_parts(&self.parts, uri, &mut bindings).then_some(bindings)
+        matcher.match_parts(&self.parts, uri, &mut bindings).then_some(bindings)
     }
 }
 
-fn match_parts(parts: &[Part], input: &str, bindings: &mut Bindings) -> bool {
-    let Some((first, rest)) = parts.split_first() else { return input.is_empty() };
-    match first {
-        Part::Literal(literal) => {
-            input.strip_prefix(literal.as_str()).is_some_and(|tail| match_parts(rest, tail, bindings))
+/// Work units (candidates tried, bytes decoded) a match may spend beyond 8 per URI byte. Real
+/// templates match in a few units per byte; a URI crafted to make the backtracking search
+/// explode (`x://{a}{b}{c}/z` against a long run of letters) stops there and does not match.
+const MATCH_BUDGET: usize = 1_000_000;
+
+/// A backtracking match with memoized failures: whether the parts from some index on match the
+/// input from some offset on does not depend on what was bound before, so each such state is
+/// searched once (keyed by the lengths of both remainders).
+struct Matcher {
+    failed: HashSet<(usize, usize)>,
+    budget: usize,
+}
+
+impl Matcher {
+    fn spend(&mut self, units: usize) -> bool {
+        self.budget = self.budget.saturating_sub(units);
+        self.budget > 0
+    }
+
+    /// Binds into `bindings` only on success. The rest is matched before this expression's
+    /// values are decoded, so a failing tail costs no decoding; later bindings of a repeated
+    /// variable win, as before.
+    fn match_parts(&mut self, parts: &[Part], input: &str, bindings: &mut Bindings) -> bool {
+        let Some((first, rest)) = parts.split_first() else { return input.is_empty() };
+        let state = (parts.len(), input.len());
+        if self.failed.contains(&state) || !self.spend(1) {
+            return false;
         }
-        Part::Expression { operator, variables } => {
-            let (prefix, separator) = prefix_and_separator(*operator);
-            // An expression may expand to nothing (undefined variables); try that last.
-            let candidates = expansion_lengths(*operator, input, prefix);
-            for length in candidates {
-                let mut attempt = bindings.clone();
-                if bind(*operator, variables, &input[..length], prefix, separator, &mut attempt)
-                    && match_parts(rest, &input[length..], &mut attempt)
-                {
-                    *bindings = attempt;
-                    return true;
-                }
+        let matched = match first {
+            Part::Literal(literal) => {
+                input.strip_prefix(literal.as_str()).is_some_and(|tail| self.match_parts(rest, tail, bindings))
             }
-            false
+            Part::Expression { operator, variables } => {
+                let (prefix, separator) = prefix_and_separator(*operator);
+                // An expression may expand to nothing (undefined variables); try that last.
+                let candidates = expansion_lengths(*operator, input, prefix);
+                if !self.spend(candidates.len()) {
+                    return false;
+                }
+                let mut matched = false;
+                for length in candidates {
+                    let mut attempt = bindings.clone();
+                    if !self.match_parts(rest, &input[length..], &mut attempt) {
+                        continue;
+                    }
+                    let mut own = Bindings::new();
+                    if !self.spend(length) {
+                        return false;
+                    }
+                    if bind(*operator, variables, &input[..length], prefix, separator, &mut own) {
+                        for (name, value) in own {
+                            attempt.entry(name).or_insert(value);
+                        }
+                        *bindings = attempt;
+                        matched = true;
+                        break;
+                    }
+                }
+                matched
+            }
+        };
+        if !matched {
+            self.failed.insert(state);
         }
+        matched
     }
 }
 
@@ -224,6 +269,33 @@ mod tests {
         assert!(UriTemplate::parse("x://{a*}").is_err());
         assert!(UriTemplate::parse("x://{a,a}").is_err());
         assert!(UriTemplate::parse("x://a}").is_err());
+    }
+
+    /// Found by fuzzing (`fuzz/fuzz_targets/uri_template.rs`): the backtracking search was
+    /// polynomial in the URI's length with the degree the number of adjacent expressions
+    /// (`x://{a}{b}{c}{d}/z` against 80 letters took 1.7 s, 1000 letters would take hours), and
+    /// quadratic for one expression followed by a literal (a 40 KB URI took 1 s; `resources/read`
+    /// accepts 4 MiB).
+    #[test]
+    fn pathological_uris_are_matched_or_refused_quickly() {
+        let start = std::time::Instant::now();
+        let letters = format!("x://{}", "a".repeat(1000));
+        assert_eq!(bindings("x://{a}{b}{c}{d}/z", &letters), None);
+        assert_eq!(bindings("x://{a}{b}{c}{d}", "x://abcd"), pairs(&[("a", "abcd")]));
+        let long = format!("x://{}", "a".repeat(400_000));
+        assert_eq!(bindings("x://{a}/z", &long), None);
+        assert_eq!(bindings("x://{a}/z", &format!("{long}/z")).map(|p| p[0].1.len()), Some(400_000));
+        // The fuzzer's input (over 15 s before): nine adjacent expressions, a 46-byte URI.
+        let template = "x://{a}{4b}{/c}{na}{3}{2f}{/c}{na}{3e}";
+        assert_eq!(bindings(template, "x://one.PPPPPPPPPPPPPPPPPtwo~/tr\0\0\0x://{\0{;heea"), None);
+        let escapes = format!("x://{}", "%41".repeat(100_000));
+        assert!(bindings("x://{a}{+b}", &escapes).is_some());
+        assert!(start.elapsed() < std::time::Duration::from_secs(5), "{:?}", start.elapsed());
+    }
+
+    #[test]
+    fn a_repeated_variable_keeps_its_last_value() {
+        assert_eq!(bindings("x://{a}/{a}", "x://one/two"), pairs(&[("a", "two")]));
     }
 
     #[test]

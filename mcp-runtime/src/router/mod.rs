@@ -100,10 +100,28 @@ pub(crate) fn is_known_method(method: &str) -> bool {
     METHODS.contains(&method)
 }
 
-/// Parses `params`, absent counting as `{}`; a mismatch is -32602 naming the problem.
+/// Parses `params`, absent counting as `{}`; a mismatch is -32602 naming the field and the
+/// problem (`Invalid params: `name`: invalid type: integer `5`, expected a string`).
 pub(crate) fn parse_params<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>) -> Result<T, ErrorObject> {
     let json = params.map_or("{}", RawValue::get);
-    serde_json::from_str(json).map_err(|err| ErrorObject::invalid_params(format!("Invalid params: {err}")))
+    // Plain serde_json first; only a failure pays for tracking the path (bench/NOTES.md).
+    if let Ok(params) = serde_json::from_str(json) {
+        return Ok(params);
+    }
+    serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(json)).map_err(|err| {
+        let path = err.path().to_string();
+        let inner = err.into_inner();
+        let text = inner.to_string();
+        // The position (" at line 1 column 9") means nothing to the client.
+        let problem = match text.rfind(" at line ") {
+            Some(at) if inner.line() > 0 => &text[..at],
+            _ => &text,
+        };
+        match path.as_str() {
+            "." => ErrorObject::invalid_params(format!("Invalid params: {problem}")),
+            path => ErrorObject::invalid_params(format!("Invalid params: `{path}`: {problem}")),
+        }
+    })
 }
 
 /// Serializes a handler's result.
@@ -134,7 +152,7 @@ pub(crate) fn route<'a>(
     let page = |listing: Result<&'a RawValue, ErrorObject>| Route::Reply(listing.map(Reply::Shared));
     match method {
         "tools/list" => match cursor(params) {
-            Ok(cursor) => page(registry.tools.page(cursor.as_deref())),
+            Ok(cursor) => tools::list(registry, cursor.as_deref()).into(),
             Err(error) => Route::Reply(Err(error)),
         },
         "tools/call" => tools::call(registry, params),

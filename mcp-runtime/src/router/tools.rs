@@ -1,10 +1,21 @@
-//! `tools/call`.
+//! `tools/list` and `tools/call`.
 
-use super::{PanicAnswer, Route, Task, parse_params, to_raw};
+use super::{PanicAnswer, Reply, Route, Task, parse_params, to_raw};
 use crate::jsonrpc::ErrorObject;
 use crate::registry::Registry;
 use serde::Deserialize;
 use serde_json::value::RawValue;
+
+/// A `tools/list` page; with feature `auth`, without the tools the HTTP caller's token lacks
+/// the scopes for.
+pub(crate) fn list<'a>(registry: &'a Registry, cursor: Option<&str>) -> Result<Reply<'a>, ErrorObject> {
+    let page = registry.tools.page(cursor)?;
+    #[cfg(feature = "auth")]
+    if let Some(filtered) = crate::auth::scopes::visible_tools(registry, page) {
+        return Ok(Reply::Value(filtered));
+    }
+    Ok(Reply::Shared(page))
+}
 
 pub(crate) fn call(registry: &Registry, params: Option<&RawValue>) -> Route<'static> {
     #[derive(Deserialize)]

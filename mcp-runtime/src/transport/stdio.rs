@@ -19,6 +19,10 @@ use tokio::sync::{mpsc, oneshot};
 /// Messages queued for the client before a sender waits (backpressure on a slow reader).
 const OUTBOUND_QUEUE: usize = 1024;
 
+/// Clones of the outbound sink (about two per request whose answer is not queued yet) past
+/// which no new input is read.
+const PENDING_LIMIT: usize = 1024;
+
 /// How long the writer may take to flush what is queued once serving ends.
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(1);
 
@@ -41,10 +45,20 @@ pub(crate) async fn serve(server: Arc<ServerCore>) -> Result<()> {
     let sink = &out_tx;
     let shutdown = shutdown_signal();
     tokio::pin!(shutdown);
-    loop {
+    'serve: loop {
         // Backpressure: take no new input while the outbound queue is full (the client is not
-        // reading), so requests cannot pile up results in memory; the pipe then fills and the
-        // client's writes block until it reads again.
+        // reading) or too many requests have yet to queue their answer, so a client that writes
+        // without reading cannot make results pile up in memory; the pipe then fills and its
+        // writes block until it reads again. Each such request holds a clone of the sink.
+        while out_tx.strong_count() > PENDING_LIMIT {
+            tokio::select! {
+                () = tokio::time::sleep(Duration::from_millis(1)) => {}
+                () = &mut shutdown => {
+                    tracing::info!("shutdown signal received");
+                    break 'serve;
+                }
+            }
+        }
         tokio::select! {
             room = out_tx.reserve() => match room {
                 Ok(permit) => drop(permit),

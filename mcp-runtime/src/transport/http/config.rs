@@ -33,6 +33,8 @@ pub struct HttpConfig {
     pub(super) sse_retry: Duration,
     pub(super) replay_buffer: usize,
     pub(super) keep_alive: Option<Duration>,
+    #[cfg(feature = "auth")]
+    pub(super) auth: Option<crate::auth::AuthConfig>,
 }
 
 /// Which `Host` or `Origin` values are served.
@@ -63,6 +65,8 @@ impl Default for HttpConfig {
             sse_retry: Duration::from_secs(1),
             replay_buffer: 1024,
             keep_alive: Some(Duration::from_secs(15)),
+            #[cfg(feature = "auth")]
+            auth: None,
         }
     }
 }
@@ -137,5 +141,23 @@ impl HttpConfig {
     pub fn keep_alive(mut self, interval: Option<Duration>) -> Self {
         self.keep_alive = interval;
         self
+    }
+
+    /// Requires a bearer token on every request to the MCP endpoint and serves the
+    /// protected-resource metadata (feature `auth`; see [`AuthConfig`](crate::auth::AuthConfig)).
+    /// Without it, anyone who can reach the port may use the server.
+    #[cfg(feature = "auth")]
+    pub fn auth(mut self, auth: crate::auth::AuthConfig) -> Self {
+        self.auth = Some(auth);
+        self
+    }
+
+    /// Checks what cannot be checked as it is set.
+    pub(crate) fn validate(&self) -> crate::error::Result<()> {
+        #[cfg(feature = "auth")]
+        if let Some(auth) = &self.auth {
+            auth.validated_resource()?;
+        }
+        Ok(())
     }
 }

@@ -15,7 +15,11 @@
 //! | `session.rs` | one session: its engine connection and its streams |
 //! | `sse.rs` | event encoding, event ids, the per-stream replay log |
 //! | `body.rs` | [`McpBody`] and the shapes of the answers |
+//! | `auth.rs` | bearer tokens, `401`/`403` challenges, protected-resource metadata (feature `auth`) |
+//! | `tls.rs` | [`TlsConfig`] and HTTPS connections (feature `tls`) |
 
+#[cfg(feature = "auth")]
+mod auth;
 mod body;
 mod config;
 mod security;
@@ -23,9 +27,13 @@ mod session;
 mod sessions;
 mod sse;
 mod stateless;
+#[cfg(feature = "tls")]
+mod tls;
 
 pub use body::McpBody;
 pub use config::HttpConfig;
+#[cfg(feature = "tls")]
+pub use tls::TlsConfig;
 
 use crate::error::{Error, Result};
 use crate::jsonrpc::{self, Incoming};
@@ -112,6 +120,8 @@ struct Inner {
     config: HttpConfig,
     settings: StreamSettings,
     sessions: Sessions,
+    #[cfg(feature = "auth")]
+    guard: Option<auth::Guard>,
 }
 
 impl McpHttpService {
@@ -119,7 +129,18 @@ impl McpHttpService {
         let settings =
             StreamSettings { capacity: config.replay_buffer, retry: config.sse_retry, keep_alive: config.keep_alive };
         let sessions = Sessions::new(config.max_sessions, config.idle_timeout);
-        Self { inner: Arc::new(Inner { core, config, settings, sessions }) }
+        #[cfg(feature = "auth")]
+        let guard = config.auth.as_ref().map(|auth| auth::Guard::new(auth, &config.path));
+        Self {
+            inner: Arc::new(Inner {
+                core,
+                config,
+                settings,
+                sessions,
+                #[cfg(feature = "auth")]
+                guard,
+            }),
+        }
     }
 
     /// How many sessions are open.
@@ -131,8 +152,39 @@ impl McpHttpService {
     /// gracefully: no new connections or sessions, requests in flight get the server's
     /// [`shutdown_grace`](crate::Server::shutdown_grace) to finish, then every stream ends.
     pub async fn serve(self, listener: TcpListener, shutdown: impl Future<Output = ()>) -> Result<()> {
+        self.run(
+            listener,
+            shutdown,
+            #[cfg(feature = "tls")]
+            None,
+        )
+        .await
+    }
+
+    /// [`serve`](Self::serve) over HTTPS: each connection starts with a TLS handshake
+    /// (feature `tls`).
+    #[cfg(feature = "tls")]
+    pub async fn serve_tls(
+        self,
+        listener: TcpListener,
+        tls: TlsConfig,
+        shutdown: impl Future<Output = ()>,
+    ) -> Result<()> {
+        self.run(listener, shutdown, Some(tls.acceptor())).await
+    }
+
+    async fn run(
+        self,
+        listener: TcpListener,
+        shutdown: impl Future<Output = ()>,
+        #[cfg(feature = "tls")] tls: Option<tokio_rustls::TlsAcceptor>,
+    ) -> Result<()> {
+        #[cfg(feature = "tls")]
+        let scheme = if tls.is_some() { "https" } else { "http" };
+        #[cfg(not(feature = "tls"))]
+        let scheme = "http";
         if let Ok(address) = listener.local_addr() {
-            tracing::info!("serving MCP over HTTP at http://{address}{}", self.inner.config.path);
+            tracing::info!("serving MCP over HTTP at {scheme}://{address}{}", self.inner.config.path);
         }
         let graceful = hyper_util::server::graceful::GracefulShutdown::new();
         let mut http = hyper::server::conn::http1::Builder::new();
@@ -151,6 +203,24 @@ impl McpHttpService {
                             continue;
                         }
                     };
+                    // An SSE answer is several small writes (priming event, then the message);
+                    // with Nagle's algorithm the second waits for the client's delayed ACK
+                    // (40 ms on Linux), so every call took 40+ ms (bench/, issue 8).
+                    let _ = stream.set_nodelay(true);
+                    #[cfg(feature = "tls")]
+                    if let Some(acceptor) = &tls {
+                        // The handshake runs on the connection's task, not in the accept loop.
+                        let (acceptor, watcher, http, service) =
+                            (acceptor.clone(), graceful.watcher(), http.clone(), self.clone());
+                        tokio::spawn(async move {
+                            let Some(stream) = tls::handshake(&acceptor, stream).await else { return };
+                            let connection = http.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+                            if let Err(err) = watcher.watch(connection).await {
+                                tracing::debug!("HTTPS connection ended: {err}");
+                            }
+                        });
+                        continue;
+                    }
                     let connection = http.serve_connection(hyper_util::rt::TokioIo::new(stream), self.clone());
                     let connection = graceful.watch(connection);
                     tokio::spawn(async move {
@@ -326,10 +396,32 @@ impl Inner {
             tracing::warn!(host = ?parts.headers.get(hyper::header::HOST), origin = ?parts.headers.get(hyper::header::ORIGIN), "{refusal}");
             return body::error(StatusCode::FORBIDDEN, code::BAD_REQUEST, refusal);
         }
+        #[cfg(feature = "auth")]
+        if let Some(answer) = self.guard.as_ref().and_then(|guard| guard.metadata(&parts.method, parts.uri.path())) {
+            return answer;
+        }
         if parts.uri.path() != config.path {
             let message = format!("Not Found: the MCP endpoint is {}", config.path);
             return body::error(StatusCode::NOT_FOUND, code::BAD_REQUEST, message);
         }
+        #[cfg(feature = "auth")]
+        if let Some(guard) = &self.guard {
+            return match guard.authenticate(&parts).await {
+                // The caller stays current while the engine handles the request.
+                Ok(caller) => crate::auth::with_caller(caller, self.dispatch(parts, body)).await,
+                Err(refusal) => refusal,
+            };
+        }
+        self.dispatch(parts, body).await
+    }
+
+    /// Serves a request to the MCP endpoint by its method.
+    async fn dispatch<B>(&self, parts: hyper::http::request::Parts, body: B) -> Answer
+    where
+        B: Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
         let stateless_client = header(&parts.headers, PROTOCOL_VERSION)
             .is_some_and(|v| ProtocolVersion::STATELESS.iter().any(|s| s.as_str() == v.trim()));
         match parts.method {
@@ -358,11 +450,23 @@ impl Inner {
         let Some(id) = header(headers, SESSION_ID) else {
             return Err(Failure::bad_request("Bad Request: missing session id (the Mcp-Session-Id header)"));
         };
-        self.sessions.get(id.trim()).ok_or_else(|| Failure {
+        let session = self.sessions.get(id.trim()).ok_or_else(|| Failure {
             status: StatusCode::NOT_FOUND,
             code: code::SESSION_NOT_FOUND,
             message: "Session not found".into(),
-        })
+        })?;
+        #[cfg(feature = "auth")]
+        if let Some(owner) = session.owner.get()
+            && crate::auth::current_caller().is_none_or(|caller| auth::owner_of(&caller) != *owner)
+        {
+            tracing::warn!(session = %session.id, "refused a request for a session started by another user");
+            return Err(Failure {
+                status: StatusCode::FORBIDDEN,
+                code: code::BAD_REQUEST,
+                message: "Forbidden: this session belongs to another user".into(),
+            });
+        }
+        Ok(session)
     }
 
     async fn post<B>(&self, headers: &HeaderMap, body: B) -> Answer
@@ -402,6 +506,12 @@ impl Inner {
                 return body::json(status, jsonrpc::encode_error(rejected.id.as_ref(), &rejected.error));
             }
         };
+        #[cfg(feature = "auth")]
+        if let (Some(guard), Some(caller)) = (&self.guard, crate::auth::current_caller())
+            && let Some(refusal) = guard.check_call(&self.core, &caller, &bytes)
+        {
+            return refusal;
+        }
         if stateless::is_stateless(headers, &bytes, header(headers, SESSION_ID).is_some()) {
             return stateless::post(&self.core, headers, &bytes, accepts).await;
         }
@@ -493,6 +603,10 @@ impl Inner {
             if let Ok(value) = header {
                 answer.headers_mut().insert(SESSION_ID, value);
             }
+            #[cfg(feature = "auth")]
+            if let Some(caller) = crate::auth::current_caller() {
+                let _ = session.owner.set(auth::owner_of(&caller));
+            }
             tracing::debug!(session = %session.id, "session started");
         }
         answer
@@ -526,14 +640,15 @@ impl Inner {
 
     /// `DELETE`: ends the session.
     fn delete(&self, headers: &HeaderMap) -> Answer {
-        let Some(id) = header(headers, SESSION_ID) else {
-            return bad_request("Bad Request: missing session id (the Mcp-Session-Id header)");
+        let session = match self.session(headers) {
+            Ok(session) => session,
+            Err(failure) => return failure.answer(),
         };
         if let Err(failure) = check_protocol_version(headers) {
             return failure.answer();
         }
-        if self.sessions.remove(id.trim()) {
-            tracing::debug!(session = id, "session ended by the client");
+        if self.sessions.remove(&session.id) {
+            tracing::debug!(session = %session.id, "session ended by the client");
             body::empty(StatusCode::NO_CONTENT)
         } else {
             body::error(StatusCode::NOT_FOUND, code::SESSION_NOT_FOUND, "Session not found")
@@ -556,6 +671,17 @@ pub(crate) async fn serve(
     shutdown: impl Future<Output = ()>,
 ) -> Result<()> {
     McpHttpService::new(core, HttpConfig::default()).serve(listener, shutdown).await
+}
+
+/// [`Server::serve_https`](crate::Server::serve_https) and friends.
+#[cfg(feature = "tls")]
+pub(crate) async fn serve_tls(
+    core: Arc<ServerCore>,
+    listener: TcpListener,
+    tls: TlsConfig,
+    shutdown: impl Future<Output = ()>,
+) -> Result<()> {
+    McpHttpService::new(core, HttpConfig::default()).serve_tls(listener, tls, shutdown).await
 }
 
 /// Binds `address`, naming it in the error.

@@ -25,6 +25,10 @@ pub(super) struct HttpSession {
     pub connection: Connection,
     streams: Arc<Streams>,
     last_active: Mutex<Instant>,
+    /// The issuer and subject of the token that started the session (feature `auth`): later
+    /// requests must come from the same user.
+    #[cfg(feature = "auth")]
+    pub owner: std::sync::OnceLock<String>,
 }
 
 /// Every stream of a session.
@@ -59,7 +63,14 @@ impl HttpSession {
         let connection = Connection::new(core, unsolicited);
         let closer = Arc::clone(&streams);
         connection.set_stream_closer(Box::new(move |sink| closer.close_connection_of(sink)));
-        Arc::new(Self { id, connection, streams, last_active: Mutex::new(Instant::now()) })
+        Arc::new(Self {
+            id,
+            connection,
+            streams,
+            last_active: Mutex::new(Instant::now()),
+            #[cfg(feature = "auth")]
+            owner: std::sync::OnceLock::new(),
+        })
     }
 
     pub fn touch(&self) {

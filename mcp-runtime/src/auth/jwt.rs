@@ -1,0 +1,335 @@
+//! [`JwtVerifier`]: JWT access tokens (RFC 9068) checked locally with `jsonwebtoken`: the
+//! signature by a configured key or JWKS, the issuer, the audience, `exp` and `nbf`; scopes
+//! from `scope` (space-separated) and `scp` (an array).
+
+use super::{AuthError, AuthInfo, TokenVerifier};
+use crate::error::{Error, Result};
+use jsonwebtoken::errors::ErrorKind;
+use jsonwebtoken::jwk::JwkSet;
+use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use serde_json::{Map, Value};
+use std::str::FromStr as _;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+/// The keys that sign the tokens a [`JwtVerifier`] accepts.
+#[derive(Clone)]
+pub struct JwtKey {
+    keys: Vec<Key>,
+}
+
+#[derive(Clone)]
+struct Key {
+    id: Option<String>,
+    key: DecodingKey,
+    algorithms: Vec<Algorithm>,
+}
+
+impl std::fmt::Debug for JwtKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ids: Vec<_> = self.keys.iter().map(|k| (&k.id, &k.algorithms)).collect();
+        f.debug_struct("JwtKey").field("keys", &ids).finish()
+    }
+}
+
+fn key_error(what: &str, err: jsonwebtoken::errors::Error) -> Error {
+    Error::msg(format!("JwtKey: cannot read the {what}: {err}"))
+}
+
+impl JwtKey {
+    /// A secret shared with the issuer (HS256, HS384, HS512). Use at least 32 random bytes.
+    pub fn hmac_secret(secret: impl AsRef<[u8]>) -> Result<Self> {
+        let key = DecodingKey::from_secret(secret.as_ref()).map_err(|e| key_error("secret", e))?;
+        Ok(Self::single(key))
+    }
+
+    /// An RSA public key in PEM (RS256/384/512, PS256/384/512).
+    pub fn rsa_pem(pem: impl AsRef<[u8]>) -> Result<Self> {
+        DecodingKey::from_rsa_pem(pem.as_ref()).map(Self::single).map_err(|e| key_error("RSA public key", e))
+    }
+
+    /// An elliptic-curve public key in PEM (ES256 on P-256, ES384 on P-384).
+    pub fn ec_pem(pem: impl AsRef<[u8]>) -> Result<Self> {
+        DecodingKey::from_ec_pem(pem.as_ref()).map(Self::single).map_err(|e| key_error("EC public key", e))
+    }
+
+    /// An Ed25519 public key in PEM (EdDSA).
+    pub fn ed_pem(pem: impl AsRef<[u8]>) -> Result<Self> {
+        DecodingKey::from_ed_pem(pem.as_ref()).map(Self::single).map_err(|e| key_error("Ed25519 public key", e))
+    }
+
+    /// A JSON Web Key Set (`{"keys": [...]}`), as an authorization server publishes at its
+    /// `jwks_uri`. A token's `kid` picks the key; each key's `alg`, when given, is the only
+    /// algorithm it accepts. Keys of unsupported types are skipped.
+    pub fn jwks(json: &str) -> Result<Self> {
+        let set: JwkSet =
+            serde_json::from_str(json).map_err(|e| Error::msg(format!("JwtKey: not a JSON Web Key Set: {e}")))?;
+        let mut keys = Vec::new();
+        for jwk in &set.keys {
+            let Ok(key) = DecodingKey::from_jwk(jwk) else {
+                tracing::debug!(kid = ?jwk.common.key_id, "skipping a JWK of an unsupported type");
+                continue;
+            };
+            let algorithms = match jwk.common.key_algorithm {
+                Some(alg) => match Algorithm::from_str(&alg.to_string()) {
+                    Ok(alg) if key.family() == alg.family() => vec![alg],
+                    _ => continue,
+                },
+                None => key.family().algorithms().to_vec(),
+            };
+            keys.push(Key { id: jwk.common.key_id.clone(), key, algorithms });
+        }
+        if keys.is_empty() {
+            return Err(Error::msg("JwtKey: the JSON Web Key Set has no usable key"));
+        }
+        Ok(Self { keys })
+    }
+
+    fn single(key: DecodingKey) -> Self {
+        let algorithms = key.family().algorithms().to_vec();
+        Self { keys: vec![Key { id: None, key, algorithms }] }
+    }
+
+    /// The keys that may have signed a token with this header.
+    fn candidates<'a>(&'a self, kid: Option<&'a str>, alg: Algorithm) -> impl Iterator<Item = &'a Key> + 'a {
+        let by_id = kid.is_some() && self.keys.iter().any(|k| k.id.as_deref() == kid);
+        self.keys.iter().filter(move |k| (!by_id || k.id.as_deref() == kid) && k.algorithms.contains(&alg))
+    }
+}
+
+/// Verifies JWT access tokens locally: the signature (by a [`JwtKey`]), the issuer (when set),
+/// the audience (the server's canonical URI, or [`audience`](Self::audience)), `exp` (required)
+/// and `nbf`. The subject is `sub` (else `client_id`); scopes come from `scope` (a
+/// space-separated string) and `scp` (an array or a string).
+///
+/// ```
+/// use mcp_runtime::auth::{JwtKey, JwtVerifier};
+///
+/// # fn main() -> mcp_runtime::Result<()> {
+/// let jwks = r#"{"keys":[{"kty":"oct","kid":"dev","alg":"HS256","k":"c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldA"}]}"#;
+/// let verifier = JwtVerifier::new(JwtKey::jwks(jwks)?).issuer("https://auth.example.com");
+/// # let _ = verifier;
+/// # Ok(())
+/// # }
+/// ```
+///
+/// It does not fetch keys: for an authorization server that rotates them, fetch its JWKS
+/// with the HTTP client you use and hand it over with [`set_key`](Self::set_key), e.g. from a
+/// task that refreshes it hourly.
+pub struct JwtVerifier {
+    key: RwLock<Arc<JwtKey>>,
+    issuers: Vec<String>,
+    audiences: Vec<String>,
+    leeway: Duration,
+}
+
+impl std::fmt::Debug for JwtVerifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JwtVerifier")
+            .field("issuers", &self.issuers)
+            .field("audiences", &self.audiences)
+            .field("leeway", &self.leeway)
+            .finish_non_exhaustive()
+    }
+}
+
+impl JwtVerifier {
+    /// Accepts tokens signed by `key`.
+    pub fn new(key: JwtKey) -> Self {
+        Self {
+            key: RwLock::new(Arc::new(key)),
+            issuers: Vec::new(),
+            audiences: Vec::new(),
+            leeway: Duration::from_secs(30),
+        }
+    }
+
+    /// Accepts tokens from this issuer (`iss`); call again to accept several. Without one,
+    /// any issuer is accepted: set it whenever the key is not the issuer's alone.
+    pub fn issuer(mut self, issuer: impl Into<String>) -> Self {
+        self.issuers.push(issuer.into());
+        self
+    }
+
+    /// Accepts tokens for this audience instead of the server's canonical URI (call again
+    /// for several), for authorization servers that name resources otherwise.
+    pub fn audience(mut self, audience: impl Into<String>) -> Self {
+        self.audiences.push(audience.into());
+        self
+    }
+
+    /// How much clock skew `exp` and `nbf` tolerate (default 30 s).
+    pub fn leeway(mut self, leeway: Duration) -> Self {
+        self.leeway = leeway;
+        self
+    }
+
+    /// Replaces the keys, e.g. with a freshly fetched JWKS after the issuer rotated them.
+    pub fn set_key(&self, key: JwtKey) {
+        *self.key.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(key);
+    }
+
+    fn check(&self, token: &str, resource: &str) -> std::result::Result<AuthInfo, AuthError> {
+        let header = jsonwebtoken::decode_header(token).map_err(|_| AuthError::invalid_token("malformed token"))?;
+        let keys = Arc::clone(&self.key.read().unwrap_or_else(|e| e.into_inner()));
+        let mut last = None;
+        for key in keys.candidates(header.kid.as_deref(), header.alg) {
+            let mut validation = Validation::new(header.alg);
+            validation.algorithms = key.algorithms.clone();
+            validation.leeway = self.leeway.as_secs();
+            validation.validate_nbf = true;
+            if self.audiences.is_empty() {
+                validation.set_audience(&[resource]);
+            } else {
+                validation.set_audience(&self.audiences);
+            }
+            let mut required = vec!["exp", "aud"];
+            if !self.issuers.is_empty() {
+                validation.set_issuer(&self.issuers);
+                required.push("iss");
+            }
+            validation.set_required_spec_claims(&required);
+            match jsonwebtoken::decode::<Map<String, Value>>(token, &key.key, &validation) {
+                Ok(data) => return identity(token, data.claims),
+                Err(err) => {
+                    let refusal = refusal(err.kind());
+                    // A bad signature may mean another key of the set: try it. Anything else
+                    // about the claims is final.
+                    if !matches!(err.kind(), ErrorKind::InvalidSignature) {
+                        return Err(refusal);
+                    }
+                    last = Some(refusal);
+                }
+            }
+        }
+        Err(last.unwrap_or_else(|| AuthError::invalid_token("no key for this token's algorithm or key id")))
+    }
+}
+
+impl TokenVerifier for JwtVerifier {
+    async fn verify(&self, token: &str, resource: &str) -> std::result::Result<AuthInfo, AuthError> {
+        self.check(token, resource)
+    }
+}
+
+/// The identity in verified claims.
+fn identity(token: &str, claims: Map<String, Value>) -> std::result::Result<AuthInfo, AuthError> {
+    let subject = ["sub", "client_id"]
+        .iter()
+        .find_map(|name| claims.get(*name).and_then(Value::as_str))
+        .ok_or_else(|| AuthError::invalid_token("the token names no subject"))?
+        .to_owned();
+    let mut scopes: Vec<String> = Vec::new();
+    let mut add = |scope: &str| {
+        if !scope.is_empty() && !scopes.iter().any(|s| s == scope) {
+            scopes.push(scope.to_owned());
+        }
+    };
+    for name in ["scope", "scp"] {
+        match claims.get(name) {
+            Some(Value::String(list)) => list.split_ascii_whitespace().for_each(&mut add),
+            Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).for_each(&mut add),
+            _ => {}
+        }
+    }
+    Ok(AuthInfo::new(subject, token).with_scopes(scopes).with_claims(claims))
+}
+
+/// A short reason for the client (`error_description`).
+fn refusal(kind: &ErrorKind) -> AuthError {
+    let message = match kind {
+        ErrorKind::ExpiredSignature => "the token has expired".to_owned(),
+        ErrorKind::ImmatureSignature => "the token is not valid yet".to_owned(),
+        ErrorKind::InvalidAudience => "the token was not issued for this server".to_owned(),
+        ErrorKind::InvalidIssuer => "the token's issuer is not trusted".to_owned(),
+        ErrorKind::InvalidSignature => "invalid token signature".to_owned(),
+        ErrorKind::InvalidAlgorithm | ErrorKind::UnsupportedAlgorithm => "unexpected signing algorithm".to_owned(),
+        ErrorKind::MissingRequiredClaim(claim) => format!("the token has no `{claim}` claim"),
+        _ => "malformed token".to_owned(),
+    };
+    AuthError::invalid_token(message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jsonwebtoken::{EncodingKey, Header, encode};
+    use serde_json::json;
+
+    const SECRET: &[u8] = b"a-test-secret-of-at-least-32-bytes!!";
+    const RESOURCE: &str = "https://mcp.example.com/mcp";
+
+    fn now() -> u64 {
+        jsonwebtoken::get_current_timestamp()
+    }
+
+    fn sign(claims: Value) -> String {
+        encode(&Header::new(Algorithm::HS256), &claims, &EncodingKey::from_secret(SECRET).unwrap()).unwrap()
+    }
+
+    fn verifier() -> JwtVerifier {
+        JwtVerifier::new(JwtKey::hmac_secret(SECRET).unwrap()).issuer("https://auth.example.com")
+    }
+
+    fn claims() -> Value {
+        json!({"iss": "https://auth.example.com", "aud": RESOURCE, "sub": "alice", "exp": now() + 600,
+               "scope": "notes:read notes:write", "scp": ["admin", "notes:read"]})
+    }
+
+    #[test]
+    fn a_valid_token_gives_its_subject_and_scopes() {
+        let info = verifier().check(&sign(claims()), RESOURCE).unwrap();
+        assert_eq!(info.subject(), "alice");
+        assert_eq!(info.scopes(), ["notes:read", "notes:write", "admin"]);
+        assert!(info.has_scope("admin"));
+        assert!(!format!("{info:?}").contains(info.token()));
+    }
+
+    #[test]
+    fn refusals_say_why() {
+        let refused = |mut patch: Value| {
+            let mut claims = claims();
+            claims.as_object_mut().unwrap().append(patch.as_object_mut().unwrap());
+            verifier().check(&sign(claims), RESOURCE).unwrap_err().message().to_owned()
+        };
+        assert_eq!(refused(json!({"exp": now() - 600})), "the token has expired");
+        assert_eq!(refused(json!({"nbf": now() + 600})), "the token is not valid yet");
+        assert_eq!(refused(json!({"aud": "https://other.example.com"})), "the token was not issued for this server");
+        assert_eq!(refused(json!({"iss": "https://evil.example.com"})), "the token's issuer is not trusted");
+        // A string where a number belongs does not count as an absent claim.
+        assert!(
+            refused(json!({"exp": "later"})).contains("malformed") || refused(json!({"exp": "later"})).contains("exp")
+        );
+        let other =
+            encode(&Header::new(Algorithm::HS256), &claims(), &EncodingKey::from_secret(b"another secret").unwrap())
+                .unwrap();
+        assert_eq!(verifier().check(&other, RESOURCE).unwrap_err().message(), "invalid token signature");
+        assert_eq!(verifier().check("not.a.jwt", RESOURCE).unwrap_err().message(), "malformed token");
+    }
+
+    #[test]
+    fn jwks_keys_are_picked_by_kid() {
+        use base64::Engine as _;
+        let k = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(SECRET);
+        let jwks = json!({"keys": [
+            {"kty": "oct", "kid": "old", "alg": "HS256", "k": "b2xkLXNlY3JldC1vbGQtc2VjcmV0LW9sZC1zZWNyZXQ"},
+            {"kty": "oct", "kid": "new", "alg": "HS256", "k": k},
+        ]});
+        let verifier = JwtVerifier::new(JwtKey::jwks(&jwks.to_string()).unwrap());
+        let mut header = Header::new(Algorithm::HS256);
+        header.kid = Some("new".into());
+        let token = encode(&header, &claims(), &EncodingKey::from_secret(SECRET).unwrap()).unwrap();
+        assert_eq!(verifier.check(&token, RESOURCE).unwrap().subject(), "alice");
+        header.kid = Some("old".into());
+        let token = encode(&header, &claims(), &EncodingKey::from_secret(SECRET).unwrap()).unwrap();
+        assert!(verifier.check(&token, RESOURCE).is_err());
+        // An RS256 header cannot make an HMAC key verify (algorithm confusion).
+        let header = Header::new(Algorithm::RS256);
+        let forged = format!(
+            "{}.{}.sig",
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(serde_json::to_vec(&header).unwrap()),
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(claims().to_string())
+        );
+        assert!(verifier.check(&forged, RESOURCE).is_err());
+    }
+}

@@ -1,0 +1,375 @@
+//! Authorization over real sockets (feature `auth`): tokens signed here (HS256 with a shared
+//! secret, RS256 with the fixed test key in `tests/data/`), the 401/403 challenges, the
+//! protected-resource metadata, per-tool scopes (calls and `tools/list`), the caller's identity
+//! in tools, sessions bound to their user (2025-11-25) and per-request tokens (2026-07-28).
+#![cfg(feature = "auth")]
+
+use hyper::{Method, StatusCode};
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use mcp_runtime::auth::{AuthConfig, AuthInfo, JwtKey, JwtVerifier};
+use mcp_runtime::http::HttpConfig;
+use mcp_runtime::prelude::*;
+use mcp_tests::http::Reply;
+use mcp_tests::{HttpClient, spec_2025_11_25, spec_2026_07_28};
+use serde_json::{Value, json};
+use std::net::SocketAddr;
+
+const SECRET: &[u8] = b"http-auth-test-secret-of-32-bytes-or-more";
+const ISSUER: &str = "https://auth.example.com";
+const RESOURCE: &str = "https://mcp.example.com/mcp";
+const METADATA_URL: &str = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp";
+const RSA_PRIVATE: &[u8] = include_bytes!("../data/auth-test-rsa-private.pem");
+const RSA_PUBLIC: &[u8] = include_bytes!("../data/auth-test-rsa-public.pem");
+
+/// Who is calling, as the tool sees it.
+#[mcp_tool]
+fn whoami(caller: AuthInfo) -> String {
+    format!("{} [{}] token:{}", caller.subject(), caller.scopes().join(" "), caller.token().len())
+}
+
+/// Anyone may call it; it says whether the caller is known.
+#[mcp_tool]
+fn maybe_whoami(caller: Option<AuthInfo>) -> String {
+    caller.map_or_else(|| "anonymous".to_owned(), |c| c.subject().to_owned())
+}
+
+/// Writes (needs `files:write`).
+#[mcp_tool(scopes = ["files:write"])]
+fn write_file(path: String) -> String {
+    format!("wrote {path}")
+}
+
+fn now() -> u64 {
+    jsonwebtoken::get_current_timestamp()
+}
+
+fn claims(subject: &str, scope: &str) -> Value {
+    json!({"iss": ISSUER, "aud": RESOURCE, "sub": subject, "exp": now() + 600, "iat": now(), "scope": scope})
+}
+
+fn hs256(claims: &Value) -> String {
+    jsonwebtoken::encode(&Header::new(Algorithm::HS256), claims, &EncodingKey::from_secret(SECRET).unwrap()).unwrap()
+}
+
+fn rs256(claims: &Value) -> String {
+    let key = EncodingKey::from_rsa_pem(RSA_PRIVATE).unwrap();
+    jsonwebtoken::encode(&Header::new(Algorithm::RS256), claims, &key).unwrap()
+}
+
+fn token(subject: &str, scope: &str) -> String {
+    hs256(&claims(subject, scope))
+}
+
+fn auth_config(key: JwtKey) -> HttpConfig {
+    let verifier = JwtVerifier::new(key).issuer(ISSUER);
+    HttpConfig::default().auth(
+        AuthConfig::new(verifier)
+            .resource(RESOURCE)
+            .authorization_server(ISSUER)
+            .scopes(["files:read"])
+            .resource_name("auth test"),
+    )
+}
+
+async fn start_with(config: HttpConfig) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let service = server!().tools(tools![whoami, maybe_whoami, write_file]).into_http_service(config).unwrap();
+    tokio::spawn(service.serve(listener, std::future::pending()));
+    address
+}
+
+async fn start() -> SocketAddr {
+    start_with(auth_config(JwtKey::hmac_secret(SECRET).unwrap())).await
+}
+
+fn initialize() -> Value {
+    json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "auth-test", "version": "0"}}})
+}
+
+fn call(id: i64, name: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": arguments}})
+}
+
+/// The parameters of a `WWW-Authenticate: Bearer k="v", ...` header.
+fn challenge(reply: &Reply) -> Vec<(String, String)> {
+    let header = reply.header("www-authenticate").expect("a WWW-Authenticate header");
+    let params = header.strip_prefix("Bearer ").expect("the Bearer scheme");
+    params
+        .split("\", ")
+        .map(|pair| {
+            let (name, value) = pair.split_once('=').unwrap();
+            (name.to_owned(), value.trim_matches('"').to_owned())
+        })
+        .collect()
+}
+
+fn param<'a>(challenge: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    challenge.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+}
+
+fn text_of(messages: &[Value]) -> String {
+    let response = messages.last().unwrap();
+    response["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("a text result: {response}")).to_owned()
+}
+
+#[tokio::test]
+async fn no_token_gets_401_pointing_to_the_metadata() {
+    let address = start().await;
+    let client = HttpClient::new(address);
+    let reply = client.post(&initialize()).await;
+    assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
+    let challenge = challenge(&reply);
+    assert_eq!(param(&challenge, "resource_metadata"), Some(METADATA_URL));
+    assert_eq!(param(&challenge, "scope"), Some("files:read"));
+    assert_eq!(param(&challenge, "error"), None);
+    // A GET or DELETE without a token is refused the same way.
+    let reply = client.send(Method::GET, "/mcp", &[("accept", "text/event-stream")], Vec::new()).await;
+    assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
+    // Another scheme is no bearer token.
+    let reply = client.post_with(&initialize(), &[("authorization", "Basic dXNlcjpwYXNz")]).await;
+    assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
+
+    // The metadata, at both well-known paths, needs no token.
+    for path in ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"] {
+        let reply = client.send(Method::GET, path, &[], Vec::new()).await;
+        assert_eq!(reply.status, StatusCode::OK, "{path}");
+        assert_eq!(reply.content_type(), "application/json");
+        let metadata = reply.json().await;
+        assert_eq!(
+            metadata,
+            json!({
+                "resource": RESOURCE,
+                "authorization_servers": [ISSUER],
+                "scopes_supported": ["files:read"],
+                "bearer_methods_supported": ["header"],
+                "resource_name": "auth test",
+            })
+        );
+    }
+}
+
+#[tokio::test]
+async fn tokens_in_the_url_are_refused() {
+    let client = HttpClient::new(start().await);
+    let path = format!("/mcp?access_token={}", token("alice", "files:read"));
+    let headers = [("accept", "application/json, text/event-stream"), ("content-type", "application/json")];
+    let body = initialize().to_string().into_bytes();
+    let reply = client.send(Method::POST, &path, &headers, body).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST);
+    assert_eq!(param(&challenge(&reply), "error"), Some("invalid_request"));
+}
+
+#[tokio::test]
+async fn bad_tokens_get_401_invalid_token() {
+    let client = HttpClient::new(start().await);
+    let mut expired = claims("alice", "files:read");
+    expired["exp"] = json!(now() - 3600);
+    let mut wrong_audience = claims("alice", "files:read");
+    wrong_audience["aud"] = json!("https://other.example.com/mcp");
+    let mut wrong_issuer = claims("alice", "files:read");
+    wrong_issuer["iss"] = json!("https://evil.example.com");
+    let mut not_yet = claims("alice", "files:read");
+    not_yet["nbf"] = json!(now() + 3600);
+    let bad_signature = jsonwebtoken::encode(
+        &Header::new(Algorithm::HS256),
+        &claims("alice", "files:read"),
+        &EncodingKey::from_secret(b"not the server's secret at all, no").unwrap(),
+    )
+    .unwrap();
+    let cases = [
+        (bad_signature, "invalid token signature"),
+        (hs256(&expired), "the token has expired"),
+        (hs256(&wrong_audience), "the token was not issued for this server"),
+        (hs256(&wrong_issuer), "the token's issuer is not trusted"),
+        (hs256(&not_yet), "the token is not valid yet"),
+        // Signed with RS256 by a key the server does not trust for it.
+        (rs256(&claims("alice", "files:read")), "no key for this token's algorithm or key id"),
+        ("garbage".to_owned(), "malformed token"),
+    ];
+    for (token, reason) in cases {
+        let reply = client.clone().with_bearer(&token).post(&initialize()).await;
+        assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{reason}");
+        let challenge = challenge(&reply);
+        assert_eq!(param(&challenge, "error"), Some("invalid_token"), "{reason}");
+        assert_eq!(param(&challenge, "error_description"), Some(reason));
+        assert_eq!(param(&challenge, "resource_metadata"), Some(METADATA_URL));
+    }
+}
+
+#[tokio::test]
+async fn a_session_serves_its_user_and_checks_scopes() {
+    let address = start().await;
+    let alice = token("alice", "files:read");
+    let mut client = HttpClient::new(address).with_bearer(&alice);
+    client.initialize().await;
+
+    // The identity reaches the tool, raw token included.
+    let messages = client.request(1, "tools/call", json!({"name": "whoami", "arguments": {}})).await;
+    assert_eq!(text_of(&messages), format!("alice [files:read] token:{}", alice.len()));
+    let messages = client.request(2, "tools/call", json!({"name": "maybe_whoami", "arguments": {}})).await;
+    assert_eq!(text_of(&messages), "alice");
+
+    // `write_file` needs `files:write`: it is not listed, and a call gets 403.
+    let messages = client.request(3, "tools/list", json!({})).await;
+    let names: Vec<&str> =
+        messages[0]["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["whoami", "maybe_whoami"]);
+    let reply = client.post(&call(4, "write_file", json!({"path": "a.txt"}))).await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN);
+    let challenge = challenge(&reply);
+    assert_eq!(param(&challenge, "error"), Some("insufficient_scope"));
+    assert_eq!(param(&challenge, "scope"), Some("files:read files:write"));
+    assert_eq!(param(&challenge, "resource_metadata"), Some(METADATA_URL));
+    let body = reply.json().await;
+    assert_eq!(body["id"], 4);
+    assert!(body["error"]["message"].as_str().unwrap().contains("files:write"), "{body}");
+
+    // Step-up: a new token with the scope, same user, same session.
+    let stepped_up = client.clone().with_bearer(&token("alice", "files:read files:write"));
+    let messages =
+        stepped_up.request(5, "tools/call", json!({"name": "write_file", "arguments": {"path": "a.txt"}})).await;
+    assert_eq!(text_of(&messages), "wrote a.txt");
+    let messages = stepped_up.request(6, "tools/list", json!({})).await;
+    assert_eq!(messages[0]["result"]["tools"].as_array().unwrap().len(), 3);
+
+    // Another user's token cannot use alice's session, with any method.
+    let mallory = client.clone().with_bearer(&token("mallory", "files:read files:write"));
+    let reply = mallory.post(&call(7, "whoami", json!({}))).await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN);
+    let reply = mallory.get(None).await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN);
+    let reply = mallory.send(Method::DELETE, "/mcp", &[], Vec::new()).await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN);
+    // Without a token at all: 401, before the session is even looked at.
+    let mut anonymous = client.clone();
+    anonymous.default_headers.clear();
+    assert_eq!(anonymous.post(&call(8, "whoami", json!({}))).await.status, StatusCode::UNAUTHORIZED);
+
+    // Alice still can, and may end it.
+    let messages = client.request(9, "tools/call", json!({"name": "whoami", "arguments": {}})).await;
+    assert!(text_of(&messages).starts_with("alice "));
+    let reply = client.send(Method::DELETE, "/mcp", &[], Vec::new()).await;
+    assert_eq!(reply.status, StatusCode::NO_CONTENT);
+    spec_2025_11_25().assert_all_valid(&client.transcript());
+}
+
+fn stateless(id: i64, method: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+async fn post_stateless(client: &HttpClient, message: &Value) -> Reply {
+    let mut headers = vec![("mcp-protocol-version", "2026-07-28"), ("mcp-method", message["method"].as_str().unwrap())];
+    if let Some(name) = message["params"]["name"].as_str() {
+        headers.push(("mcp-name", name));
+    }
+    client.post_with(message, &headers).await
+}
+
+#[tokio::test]
+async fn stateless_requests_are_authenticated_one_by_one() {
+    let address = start().await;
+    let anonymous = HttpClient::new(address);
+    let message = stateless(1, "tools/call", json!({"name": "whoami", "arguments": {}}));
+    let reply = post_stateless(&anonymous, &message).await;
+    assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(param(&challenge(&reply), "resource_metadata"), Some(METADATA_URL));
+
+    let bob = anonymous.clone().with_bearer(&token("bob", "files:read"));
+    let reply = post_stateless(&bob, &message).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert!(text_of(&reply.messages().await).starts_with("bob [files:read]"));
+
+    // Each request stands alone: another user's token is another caller.
+    let carol = anonymous.clone().with_bearer(&token("carol", "files:read files:write"));
+    let reply = post_stateless(&carol, &message).await;
+    assert!(text_of(&reply.messages().await).starts_with("carol "));
+
+    let write = stateless(2, "tools/call", json!({"name": "write_file", "arguments": {"path": "b"}}));
+    let reply = post_stateless(&bob, &write).await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN);
+    assert_eq!(param(&challenge(&reply), "error"), Some("insufficient_scope"));
+    let reply = post_stateless(&carol, &write).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(text_of(&reply.messages().await), "wrote b");
+
+    let list = stateless(3, "tools/list", json!({}));
+    let reply = post_stateless(&bob, &list).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    let messages = reply.messages().await;
+    assert_eq!(messages[0]["result"]["tools"].as_array().unwrap().len(), 2, "{messages:?}");
+    assert_eq!(
+        messages[0]["result"]["cacheScope"], "private",
+        "a list filtered for its caller is not for shared caches"
+    );
+    spec_2026_07_28().assert_all_valid(&bob.transcript());
+    spec_2026_07_28().assert_all_valid(&carol.transcript());
+}
+
+#[tokio::test]
+async fn rs256_tokens_verify_with_the_public_key_or_a_jwks() {
+    let address = start_with(auth_config(JwtKey::rsa_pem(RSA_PUBLIC).unwrap())).await;
+    let mut client = HttpClient::new(address).with_bearer(&rs256(&claims("dana", "files:read")));
+    client.initialize().await;
+    let messages = client.request(1, "tools/call", json!({"name": "maybe_whoami", "arguments": {}})).await;
+    assert_eq!(text_of(&messages), "dana");
+    // An HS256 token cannot pass for an RS256 one (no algorithm confusion).
+    let forged = client.clone().with_bearer(&hs256(&claims("dana", "files:read")));
+    assert_eq!(forged.post(&initialize()).await.status, StatusCode::UNAUTHORIZED);
+
+    // The same key as a JWKS entry, picked by `kid`.
+    let jwk =
+        jsonwebtoken::jwk::Jwk::from_encoding_key(&EncodingKey::from_rsa_pem(RSA_PRIVATE).unwrap(), Algorithm::RS256)
+            .unwrap();
+    let mut jwk = serde_json::to_value(jwk).unwrap();
+    jwk["kid"] = json!("test-key");
+    let jwks = json!({"keys": [jwk]}).to_string();
+    let address = start_with(auth_config(JwtKey::jwks(&jwks).unwrap())).await;
+    let mut header = Header::new(Algorithm::RS256);
+    header.kid = Some("test-key".into());
+    let signed =
+        jsonwebtoken::encode(&header, &claims("erin", "files:read"), &EncodingKey::from_rsa_pem(RSA_PRIVATE).unwrap())
+            .unwrap();
+    let mut client = HttpClient::new(address).with_bearer(&signed);
+    client.initialize().await;
+    let messages = client.request(1, "tools/call", json!({"name": "maybe_whoami", "arguments": {}})).await;
+    assert_eq!(text_of(&messages), "erin");
+}
+
+#[tokio::test]
+async fn without_auth_the_identity_is_absent() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let server = server!().tools(tools![whoami, maybe_whoami, write_file]);
+    tokio::spawn(server.serve_http_on(listener, std::future::pending()));
+    let mut client = HttpClient::new(address);
+    client.initialize().await;
+    let messages = client.request(1, "tools/call", json!({"name": "maybe_whoami", "arguments": {}})).await;
+    assert_eq!(text_of(&messages), "anonymous");
+    let messages = client.request(2, "tools/call", json!({"name": "whoami", "arguments": {}})).await;
+    let result = &messages.last().unwrap()["result"];
+    assert_eq!(result["isError"], true);
+    assert!(result["content"][0]["text"].as_str().unwrap().contains("authenticated caller"));
+    // Scopes are not enforced without auth: the server is open to whoever reaches it.
+    let messages = client.request(3, "tools/call", json!({"name": "write_file", "arguments": {"path": "c"}})).await;
+    assert_eq!(text_of(&messages), "wrote c");
+}
+
+#[tokio::test]
+async fn the_configuration_is_checked() {
+    let verifier = || JwtVerifier::new(JwtKey::hmac_secret(SECRET).unwrap());
+    let build = |auth: AuthConfig| server!().into_http_service(HttpConfig::default().auth(auth)).map(|_| ());
+    assert!(
+        build(AuthConfig::new(verifier()).authorization_server(ISSUER)).unwrap_err().to_string().contains("resource")
+    );
+    assert!(
+        build(AuthConfig::new(verifier()).resource(RESOURCE)).unwrap_err().to_string().contains("authorization server")
+    );
+    assert!(build(AuthConfig::new(verifier()).resource("/mcp").authorization_server(ISSUER)).is_err());
+    assert!(build(AuthConfig::new(verifier()).resource(RESOURCE).authorization_server(ISSUER)).is_ok());
+}
