@@ -27,12 +27,20 @@ pub(crate) struct Listed<T> {
     pub key: String,
     pub item: T,
     pub json: Box<RawValue>,
+    /// Shown by the list method; an unlisted item can still be called by name.
+    pub listed: bool,
 }
 
 impl<T: Clone> Listed<T> {
     pub fn new(key: impl Into<String>, item: T, wire: &impl Serialize) -> Result<Self, Error> {
         let json = serde_json::value::to_raw_value(wire).map_err(|e| Error::msg(format!("cannot serialize: {e}")))?;
-        Ok(Self { key: key.into(), item, json })
+        Ok(Self { key: key.into(), item, json, listed: true })
+    }
+
+    /// Kept out of the list pages (still callable by name).
+    pub fn listed(mut self, listed: bool) -> Self {
+        self.listed = listed;
+        self
     }
 }
 
@@ -46,7 +54,7 @@ impl<T: Clone> Listing<T> {
                 return Err(Error::msg(format!("two {what}s are named `{}`: names must be unique", listed.key)));
             }
         }
-        let raw: Vec<&RawValue> = items.iter().map(|l| &*l.json).collect();
+        let raw: Vec<&RawValue> = items.iter().filter(|l| l.listed).map(|l| &*l.json).collect();
         let chunks: Vec<&[&RawValue]> = if raw.is_empty() { vec![&[]] } else { raw.chunks(page_size.max(1)).collect() };
         let mut pages = Vec::with_capacity(chunks.len());
         for (i, chunk) in chunks.iter().enumerate() {
@@ -82,7 +90,7 @@ impl<T: Clone> Listing<T> {
 
     /// Every item's wire form, in order.
     pub fn wire_items(&self) -> impl Iterator<Item = &RawValue> {
-        self.items.iter().map(|l| &*l.json)
+        self.items.iter().filter(|l| l.listed).map(|l| &*l.json)
     }
 
     /// The list page a cursor points at (cursors are page numbers, opaque to clients).
@@ -228,7 +236,11 @@ impl Catalog {
 
 fn apply(base: &Registry, edit: Edit<'_>, page_size: usize) -> Result<Registry, Error> {
     let Edit { add, remove_tools, remove_resources, remove_prompts } = edit;
-    let tools = add.tools.into_iter().map(|t| Listed::new(t.name, t.clone(), &t.wire())).collect::<Result<_, _>>()?;
+    let tools = add
+        .tools
+        .into_iter()
+        .map(|t| Listed::new(t.name, t.clone(), &t.wire()).map(|l| l.listed(!t.hidden)))
+        .collect::<Result<_, _>>()?;
     let (mut statics, mut templates) = (Vec::new(), Vec::new());
     for resource in add.resources {
         let template = UriTemplate::parse(resource.uri)

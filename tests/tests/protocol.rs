@@ -101,6 +101,12 @@ fn add_late_tool(ctx: Context) -> Result<&'static str, mcp_runtime::Error> {
     Ok("added")
 }
 
+/// Callable by name, not listed.
+#[mcp_tool(hidden)]
+fn secret_hook() -> &'static str {
+    "hooked"
+}
+
 /// Arrives while the server runs.
 #[mcp_tool]
 fn late() -> &'static str {
@@ -218,6 +224,15 @@ async fn tools_are_listed_in_order_with_schemas_descriptions_and_annotations() {
 
     assert_eq!(tools[2]["inputSchema"], json!({"type": "object", "properties": {}}));
     assert!(tools[7]["inputSchema"]["properties"].get("ctx").is_none(), "injected parameters are not arguments");
+    assert_valid(&client);
+}
+
+#[tokio::test]
+async fn hidden_tools_are_callable_but_not_listed() {
+    let client = TestClient::connect(server().tools(tools![secret_hook])).await;
+    let names: Vec<Value> = client.list_tools().await.unwrap().iter().map(|t| t["name"].clone()).collect();
+    assert!(!names.contains(&json!("secret_hook")), "{names:?}");
+    assert_eq!(client.call_tool("secret_hook", json!({})).await.unwrap().text(), Some("hooked"));
     assert_valid(&client);
 }
 

@@ -161,7 +161,11 @@ async fn results_carry_their_type_server_info_and_caching_hints() {
     assert_eq!(read["contents"][0]["text"], "This is the content of the static text resource.");
     assert_eq!(read["ttlMs"], 0);
     let mine = call(&client, "resources/read", json!({"uri": "test://mine"}), json!({})).await.unwrap();
-    assert_eq!((mine["ttlMs"].clone(), mine["cacheScope"].clone()), (json!(60000), json!("private")), "declared per resource");
+    assert_eq!(
+        (mine["ttlMs"].clone(), mine["cacheScope"].clone()),
+        (json!(60000), json!("private")),
+        "declared per resource"
+    );
     let err = call(&client, "resources/read", json!({"uri": "test://nonexistent"}), json!({})).await.unwrap_err();
     assert_eq!((err.code, err.data), (-32602, Some(json!({"uri": "test://nonexistent"}))));
     assert_valid(&client);

@@ -304,8 +304,8 @@ fn declares(ctx: &Context, capability: &str) -> bool {
     ctx.client_capabilities().is_some_and(|c| c.get(capability).is_some_and(|v| !v.is_null()))
 }
 
-/// Announces a change of the tool list (a diagnostic hook for `subscriptions/listen`).
-#[mcp_tool]
+/// Announces a change of the tool list (a hidden diagnostic hook for `subscriptions/listen`).
+#[mcp_tool(hidden)]
 fn test_trigger_tool_change(ctx: Context) -> Result<&'static str, mcp_runtime::Error> {
     let server = ctx.server();
     server.add_tools(tools![test_dynamic_tool])?;
@@ -319,8 +319,8 @@ fn test_dynamic_tool() -> &'static str {
     "dynamic"
 }
 
-/// Announces a change of the prompt list (a diagnostic hook for `subscriptions/listen`).
-#[mcp_tool]
+/// Announces a change of the prompt list (a hidden diagnostic hook for `subscriptions/listen`).
+#[mcp_tool(hidden)]
 fn test_trigger_prompt_change(ctx: Context) -> Result<&'static str, mcp_runtime::Error> {
     let server = ctx.server();
     server.add_prompts(prompts![test_dynamic_prompt])?;
@@ -538,7 +538,7 @@ fn server() -> Server {
             test_missing_capability,
             test_streaming_elicitation,
             test_logging_tool,
-            // Hidden hooks in the reference server; listed here, as the runtime has no unlisted tools.
+            // Hidden hooks, as in the reference server: callable, not listed.
             test_trigger_tool_change,
             test_trigger_prompt_change,
             test_input_required_result_elicitation,

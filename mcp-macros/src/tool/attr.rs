@@ -13,12 +13,13 @@ pub(crate) struct ToolOptions {
     pub idempotent: Option<bool>,
     pub open_world: Option<bool>,
     pub confirm: Option<bool>,
+    pub hidden: Option<bool>,
     pub input_schema: Option<LitStr>,
     pub scopes: Option<Vec<LitStr>>,
     pub timeout_ms: Option<LitInt>,
 }
 
-const TOOL_OPTIONS: &str = "name, title, description, read_only, destructive, idempotent, open_world, confirm, icon, input_schema, scopes, timeout_ms";
+const TOOL_OPTIONS: &str = "name, title, description, read_only, destructive, idempotent, open_world, confirm, hidden, icon, input_schema, scopes, timeout_ms";
 
 impl ToolOptions {
     pub fn parse(attr: TokenStream) -> syn::Result<Self> {
@@ -39,6 +40,7 @@ impl ToolOptions {
             "idempotent" => set(&meta, &mut self.idempotent, flag(&meta)?),
             "open_world" => set(&meta, &mut self.open_world, flag(&meta)?),
             "confirm" => set(&meta, &mut self.confirm, flag(&meta)?),
+            "hidden" => set(&meta, &mut self.hidden, flag(&meta)?),
             "scopes" => set(&meta, &mut self.scopes, scope_list(&meta)?),
             "timeout_ms" => {
                 let millis: LitInt = meta.value()?.parse()?;

@@ -53,6 +53,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
         }
     };
     let confirm = options.confirm.unwrap_or(false);
+    let hidden = options.hidden.unwrap_or(false);
     let scopes = options.scopes.iter().flatten();
     let timeout = match &options.timeout_ms {
         Some(millis) => {
@@ -99,6 +100,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
                         annotations: #annotations,
                         icons: #icons,
                         confirm: #confirm,
+                        hidden: #hidden,
                         scopes: &[#(#scopes),*],
                         timeout: #timeout,
                         input_schema: #input_schema,

@@ -24,6 +24,8 @@ pub struct ToolDescriptor {
     pub icons: &'static [Icon],
     /// Ask the user to confirm (through elicitation) before each call.
     pub confirm: bool,
+    /// Callable by name but left out of `tools/list` (e.g. test hooks).
+    pub hidden: bool,
     /// OAuth scopes a caller must hold to see and call the tool (HTTP with feature `auth`).
     pub scopes: &'static [&'static str],
     /// How long one call may run (`#[mcp_tool(timeout_ms = ...)]`); `None` uses the server's
