@@ -350,10 +350,12 @@ async fn a_client_that_does_not_read_gets_backpressure_not_unbounded_memory() {
         assert_eq!(answer["result"]["content"][0]["text"].as_str().map(str::len), Some(SIZE));
         assert!(!std::mem::replace(&mut seen[id], true), "answered twice: {id}");
     }
-    drop(writer.await.unwrap());
+    // Measured before stdin closes: on EOF the server exits at once.
+    let stdin = writer.await.unwrap();
     let after = rss_mib(pid);
     eprintln!("after reading everything: {after} MiB");
     assert!(after < CAP_MIB, "RSS {after} MiB after the client caught up");
+    drop(stdin);
     let status = server.wait(Duration::from_secs(3)).await;
     assert!(status.success(), "exit status {status}");
 }

@@ -30,10 +30,18 @@ pub(crate) fn is_stateless(params: Option<&RawValue>) -> bool {
     }
     // The substring test keeps 2025-11-25 traffic from paying for a second parse.
     params.is_some_and(|p| {
-        p.get().contains(meta_key::PROTOCOL_VERSION)
+        mentions_protocol_version(p.get())
             && serde_json::from_str::<Probe>(p.get())
                 .is_ok_and(|probe| probe.meta.is_some_and(|m| m.contains_key(meta_key::PROTOCOL_VERSION)))
     })
+}
+
+/// `params.contains(PROTOCOL_VERSION)` without building a two-way searcher for every request
+/// (a twentieth of a `tools/call`'s instructions; bench/NOTES.md): memchr finds the key's `/`.
+fn mentions_protocol_version(params: &str) -> bool {
+    let key = meta_key::PROTOCOL_VERSION;
+    let slash = key.find('/').unwrap_or(0);
+    params.match_indices('/').any(|(at, _)| at >= slash && params.as_bytes()[at - slash..].starts_with(key.as_bytes()))
 }
 
 /// The parts of any stateless request's params this module reads.
@@ -333,6 +341,28 @@ impl Step {
             }
             (Step::InputRequired(requests), Some(call)) => call.input_required(requests, server),
             (Step::InputRequired(_), None) => unreachable!("only stateless requests wait on input"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_protocol_version_key_is_found_like_str_contains() {
+        let key = meta_key::PROTOCOL_VERSION;
+        for params in [
+            String::new(),
+            "/".into(),
+            "{\"path\":\"/a/b\"}".into(),
+            format!("{{\"_meta\":{{\"{key}\":\"2026-07-28\"}}}}"),
+            format!("{{\"x\":\"a/b\",\"_meta\":{{\"{key}\":1}}}}"),
+            key[1..].to_owned(),
+            key[..key.len() - 1].to_owned(),
+            format!("é{key}"),
+        ] {
+            assert_eq!(mentions_protocol_version(&params), params.contains(key), "{params}");
         }
     }
 }
