@@ -53,16 +53,6 @@ CLEAN_EXIT_LIMIT_S = 2.0
 # ----------------------------------------------------------------------------- helpers
 
 
-def _server_binary(var: str) -> str:
-    path = os.environ.get(var)
-    if not path:
-        pytest.fail(f"environment variable {var} is not set (absolute path of the compiled server binary)")
-    if not os.path.isabs(path):
-        pytest.fail(f"{var}={path!r} is not an absolute path")
-    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-        pytest.fail(f"{var}={path!r} is not an executable file")
-    return path
-
 
 @dataclass
 class ServerRun:
@@ -163,12 +153,12 @@ def mode(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def calculator(tmp_path: Path) -> ServerRun:
-    return ServerRun(_server_binary("CALCULATOR_BIN"), tmp_path / "calculator")
+    return ServerRun(support.server_binary("CALCULATOR_BIN"), tmp_path / "calculator")
 
 
 @pytest.fixture
 def showcase(tmp_path: Path) -> ServerRun:
-    return ServerRun(_server_binary("SHOWCASE_BIN"), tmp_path / "showcase")
+    return ServerRun(support.server_binary("SHOWCASE_BIN"), tmp_path / "showcase")
 
 
 # ----------------------------------------------------------------------------- handshake
