@@ -129,12 +129,11 @@ impl HttpSession {
         stream.knows(seq).then(|| stream.attach(Some(seq)))
     }
 
-    /// Ends every stream: connected clients get what is logged, then their streams end.
+    /// Ends the session's `GET` stream. A request's stream ends by itself once its answer
+    /// (or its cancellation) has gone through: ending it here could cut it off before an
+    /// answer still on its way from the engine (the shutdown race that lost answers).
     pub fn end(&self) {
         self.streams.standalone.complete();
-        for (stream, _) in lock(&self.streams.table).streams.values() {
-            stream.complete();
-        }
     }
 }
 
