@@ -1,0 +1,3 @@
+fn main() {
+    bench_gen::write_out(bench_gen::rmcp());
+}
