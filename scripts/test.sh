@@ -15,6 +15,9 @@ step "cargo clippy (all features, and the runtime's lean default build)"
 cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
 cargo clippy -p mcp-runtime --locked -- -D warnings
 
+step "cargo doc (no broken links in the public docs)"
+RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --all-features -p mcp-runtime -p mcp-macros
+
 step "cargo test"
 cargo test --workspace --all-features --locked
 

@@ -45,7 +45,7 @@ mod tool;
 mod transport;
 
 pub use client::{
-    ClientError, Elicitation, ElicitationSchemaError, ModelPreferences, Root, RootsError, Sampled, Sampling,
+    ClientError, Elicitation, ElicitationSchemaError, Input, ModelPreferences, Root, RootsError, Sampled, Sampling,
     SamplingMessage, elicitation_schema_for,
 };
 pub use completion::{Completer, Completion, CompletionRequest, IntoCompletion};

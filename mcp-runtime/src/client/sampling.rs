@@ -46,7 +46,7 @@ pub struct ModelPreferences {
     pub intelligence_priority: Option<f64>,
 }
 
-/// A sampling request, built up then sent with [`Context::sample`].
+/// A sampling request, built up then sent with [`Context::sample`](crate::Context::sample).
 ///
 /// ```no_run
 /// # use mcp_runtime::{Context, Sampling};

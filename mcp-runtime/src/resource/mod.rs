@@ -27,7 +27,7 @@ pub struct ResourceRequest {
 }
 
 /// A concrete resource, as a template's list function enumerates it for `resources/list`:
-/// the same fields as a [`ResourceLink`] content block (`uri`, `name`, `title`, `description`,
+/// the same fields as a [`ResourceLink`](crate::ResourceLink) content block (`uri`, `name`, `title`, `description`,
 /// `mimeType`, `size`, `annotations`).
 pub type ResourceEntry = crate::content::ResourceLink;
 
