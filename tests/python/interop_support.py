@@ -27,6 +27,20 @@ READ_TIMEOUT_S = 20.0
 NOTIFY_GRACE_S = 3.0
 
 
+@dataclass
+class Collected:
+    """Progress and log notifications received through the SDK callbacks."""
+
+    progress: list[tuple[float, float | None, str | None]] = field(default_factory=list)
+    logs: list[types.LoggingMessageNotificationParams] = field(default_factory=list)
+
+    async def on_progress(self, progress: float, total: float | None, message: str | None) -> None:
+        self.progress.append((progress, total, message))
+
+    async def on_log(self, params: types.LoggingMessageNotificationParams) -> None:
+        self.logs.append(params)
+
+
 def server_binary(var: str) -> str:
     path = os.environ.get(var)
     if not path:

@@ -15,18 +15,19 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
 import pytest
 from mcp import Client, types
 
+from interop_support import Collected, only_text, run_async
+
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 
 MODES = ["legacy", "auto", "2026-07-28"]
-TEST_TIMEOUT_S = 60.0
 READ_TIMEOUT_S = 20.0
 START_TIMEOUT_S = 10.0
 STOP_TIMEOUT_S = 5.0
@@ -89,31 +90,7 @@ def http_server(tmp_path: Path) -> Iterator[HttpServer]:
         process.stdout.close()
 
 
-@dataclass
-class Collected:
-    progress: list[tuple[float, float | None, str | None]] = field(default_factory=list)
-    logs: list[types.LoggingMessageNotificationParams] = field(default_factory=list)
 
-    async def on_progress(self, progress: float, total: float | None, message: str | None) -> None:
-        self.progress.append((progress, total, message))
-
-    async def on_log(self, params: types.LoggingMessageNotificationParams) -> None:
-        self.logs.append(params)
-
-
-def run_async(fn: Callable[[], Awaitable[None]]) -> None:
-    async def bounded() -> None:
-        with anyio.fail_after(TEST_TIMEOUT_S):
-            await fn()
-
-    anyio.run(bounded)
-
-
-def only_text(result: types.CallToolResult) -> str:
-    assert len(result.content) == 1, result.content
-    block = result.content[0]
-    assert isinstance(block, types.TextContent), block
-    return block.text
 
 
 @pytest.fixture(params=MODES)

@@ -22,11 +22,10 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import re
 import shlex
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,7 +37,7 @@ from mcp import Client, MCPError, StdioServerParameters, types
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 
 import interop_support as support
-from interop_support import INVALID_PARAMS, MODES, only_text, run_async, wait_until
+from interop_support import INVALID_PARAMS, MODES, Collected, only_text, run_async, wait_until
 
 # `Client.set_logging_level` is marked deprecated for 2026-07-28 servers (SEP-2577),
 # but it is exactly the API a 2025-11-25 server is driven with.
@@ -95,19 +94,6 @@ class ServerRun:
             return "<no stderr>"
         return text[-limit:] if text else "<empty stderr>"
 
-
-@dataclass
-class Collected:
-    """Notifications received through the SDK callbacks."""
-
-    progress: list[tuple[float, float | None, str | None]] = field(default_factory=list)
-    logs: list[types.LoggingMessageNotificationParams] = field(default_factory=list)
-
-    async def on_progress(self, progress: float, total: float | None, message: str | None) -> None:
-        self.progress.append((progress, total, message))
-
-    async def on_log(self, params: types.LoggingMessageNotificationParams) -> None:
-        self.logs.append(params)
 
 
 @asynccontextmanager
