@@ -101,12 +101,17 @@ fn spawn_writer(mut outbound: mpsc::Receiver<Outgoing>) -> oneshot::Receiver<()>
     std::thread::Builder::new()
         .name("mcp-stdout".into())
         .spawn(move || {
-            let stdout = std::io::stdout();
-            let mut out = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
+            let mut out = std::io::BufWriter::with_capacity(64 * 1024, raw_stdout());
             'serve: while let Some(message) = outbound.blocking_recv() {
                 let mut next = Some(message);
-                while let Some(Outgoing { bytes, .. }) = next.take() {
-                    if bytes.is_empty() || out.write_all(&bytes).and_then(|()| out.write_all(b"\n")).is_err() {
+                while let Some(Outgoing { mut bytes, .. }) = next.take() {
+                    if bytes.is_empty() {
+                        break 'serve;
+                    }
+                    // One write per message: a message larger than the buffer goes out in a
+                    // single syscall, newline included.
+                    bytes.push(b'\n');
+                    if out.write_all(&bytes).is_err() {
                         break 'serve;
                     }
                     next = outbound.try_recv().ok();
@@ -120,6 +125,22 @@ fn spawn_writer(mut outbound: mpsc::Receiver<Outgoing>) -> oneshot::Receiver<()>
         })
         .expect("failed to spawn the stdout writer thread");
     done_rx
+}
+
+/// stdout without the standard library's line buffering, which rescans every message for
+/// newlines; the writer buffers and flushes on its own. Nothing else writes to stdout.
+#[cfg(unix)]
+fn raw_stdout() -> Box<dyn Write + Send> {
+    use std::os::fd::AsFd;
+    match std::io::stdout().as_fd().try_clone_to_owned() {
+        Ok(fd) => Box::new(std::fs::File::from(fd)),
+        Err(_) => Box::new(std::io::stdout()),
+    }
+}
+
+#[cfg(not(unix))]
+fn raw_stdout() -> Box<dyn Write + Send> {
+    Box::new(std::io::stdout())
 }
 
 fn spawn_reader(limit: usize, frames: mpsc::Sender<Frame>) -> Result<()> {
