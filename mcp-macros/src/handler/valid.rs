@@ -115,8 +115,3 @@ impl<'ast> Visit<'ast> for BorrowFinder {
         self.found |= lifetime.ident != "static";
     }
 }
-
-/// Whether a type is written `Option<...>` (an optional argument).
-pub(crate) fn is_option(ty: &Type) -> bool {
-    matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "Option"))
-}

@@ -2,8 +2,8 @@
 //! argument list and a get shim that parses the text arguments.
 
 use super::attr::PromptOptions;
+use crate::handler::HandlerFn;
 use crate::handler::expand::{self, option};
-use crate::handler::{HandlerFn, valid::is_option};
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::LitStr;
@@ -17,7 +17,8 @@ pub(crate) fn prompt(prompt: &HandlerFn, options: &PromptOptions) -> TokenStream
     let arguments = prompt.arguments().map(|param| {
         let name = param.wire_name();
         let description = option(param.options.description.as_ref().map(LitStr::value).or_else(|| param.docs.clone()));
-        let required = !is_option(&param.ty);
+        // The same test that makes an absent argument `None` when the prompt runs.
+        let required = expand::option_inner(param).is_none();
         quote! {
             ::mcp_runtime::__private::PromptArgument { name: #name, title: ::core::option::Option::None, description: #description, required: #required }
         }
