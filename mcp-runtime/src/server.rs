@@ -181,7 +181,13 @@ impl Server {
     /// Serves one client over stdin/stdout until stdin closes, the client sends `exit`, or the
     /// process gets SIGINT/SIGTERM.
     pub async fn serve_stdio(self) -> Result<()> {
-        crate::transport::stdio::serve(self.build()?).await
+        // On a worker thread, where the handlers it spawns start without waking another
+        // thread; `main`'s own thread is not one.
+        match tokio::spawn(crate::transport::stdio::serve(self.build()?)).await {
+            Ok(served) => served,
+            Err(failure) if failure.is_panic() => std::panic::resume_unwind(failure.into_panic()),
+            Err(_) => Err(crate::Error::msg("the runtime shut down while serving stdio")),
+        }
     }
 
     /// Serves Streamable HTTP (protocol 2025-11-25) at `http://<address>/mcp` until the

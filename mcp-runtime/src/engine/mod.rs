@@ -36,6 +36,19 @@ pub(crate) enum Flow {
     Exit,
 }
 
+/// What a message produced at once, for [`Connection::receive_now`].
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Received {
+    /// The answer, ready without running user code. It goes out after whatever is already
+    /// queued on the sink.
+    Answer(Vec<u8>),
+    /// Nothing to send now: a notification, a client's answer, or a request whose handler
+    /// runs on its own task and queues its answer on the sink.
+    Nothing,
+    /// The client asked the server to exit (`exit` notification).
+    Exit,
+}
+
 pub(crate) struct Connection {
     session: Arc<Session>,
     /// Tells the client about list changes; stateless connections have none (their clients
@@ -79,38 +92,42 @@ impl Connection {
         self.session.set_stream_closer(closer);
     }
 
-    /// Handles one message. Answers that need no user code are queued on `sink` before this
-    /// returns; the others follow from their own tasks.
+    /// Handles one message, queuing every answer on `sink`: answers that need no user code
+    /// before this returns, the others from their own tasks.
     pub async fn receive(&self, bytes: &[u8], sink: &Sink) -> Flow {
-        match jsonrpc::decode(bytes) {
-            Err(rejected) => {
-                let bytes = jsonrpc::encode_error(rejected.id.as_ref(), &rejected.error);
+        match self.receive_now(bytes, sink) {
+            Received::Answer(bytes) => {
                 outgoing::send(sink, bytes, true).await;
                 Flow::Continue
             }
-            Ok(Incoming::Request { id, method, params }) => {
-                self.on_request(id, &method, params, sink).await;
-                Flow::Continue
-            }
-            Ok(Incoming::Notification { method, params }) => self.on_notification(&method, params),
+            Received::Nothing => Flow::Continue,
+            Received::Exit => Flow::Exit,
+        }
+    }
+
+    /// Handles one message without waiting: an answer that needs no user code is returned
+    /// for the transport to write; handlers run on their own tasks and answer on `sink`.
+    pub fn receive_now(&self, bytes: &[u8], sink: &Sink) -> Received {
+        match jsonrpc::decode(bytes) {
+            Err(rejected) => Received::Answer(jsonrpc::encode_error(rejected.id.as_ref(), &rejected.error)),
+            Ok(Incoming::Request { id, method, params }) => self.on_request(id, &method, params, sink),
+            Ok(Incoming::Notification { method, params }) => match self.on_notification(&method, params) {
+                Flow::Continue => Received::Nothing,
+                Flow::Exit => Received::Exit,
+            },
             Ok(Incoming::Response { id, outcome }) => {
                 let answer = outcome.map(|raw| serde_json::from_str(raw.get()).unwrap_or_default());
                 if !self.session.resolve_client_request(&id, answer) {
                     tracing::debug!(%id, "ignoring a response to no request in flight");
                 }
-                Flow::Continue
+                Received::Nothing
             }
         }
     }
 
-    /// Answers a message the transport could not even frame (e.g. one over the size limit).
-    pub async fn reject(&self, error: ErrorObject, sink: &Sink) {
-        outgoing::send(sink, jsonrpc::encode_error(None, &error), true).await;
-    }
-
-    async fn on_request(&self, id: RequestId, method: &str, params: Option<&RawValue>, sink: &Sink) {
+    fn on_request(&self, id: RequestId, method: &str, params: Option<&RawValue>, sink: &Sink) -> Received {
         if self.stateless_only || method == "server/discover" || stateless::is_stateless(params) {
-            return self.on_stateless_request(id, method, params, sink).await;
+            return self.on_stateless_request(id, method, params, sink);
         }
         let session = &self.session;
         let reply = match method {
@@ -124,24 +141,24 @@ impl Connection {
             _ => {
                 let registry = session.server.catalog.snapshot();
                 match router::route(&registry, session, session.protocol_version(), method, params) {
-                    Route::Reply(reply) => return answer(sink, &id, reply).await,
-                    Route::Spawn(task) => return self.spawn(id, task, sink, None).await,
+                    Route::Reply(reply) => return Received::Answer(encode_answer(&id, reply)),
+                    Route::Spawn(task) => return self.spawn(id, task, sink, None),
                 }
             }
         };
-        answer(sink, &id, reply).await;
+        Received::Answer(encode_answer(&id, reply))
     }
 
     /// Runs a handler of user code on its own task, cancellable by `notifications/cancelled`,
     /// with panics turned into answers. A stateless request (`call`) may stop early to ask the
     /// client for input.
-    async fn spawn(&self, id: RequestId, task: Task, sink: &Sink, call: Option<stateless::StatelessCall>) {
+    fn spawn(&self, id: RequestId, task: Task, sink: &Sink, call: Option<stateless::StatelessCall>) -> Received {
         let Some(cancellation) = self.session.begin(&id) else {
             let error = ErrorObject::new(
                 code::INVALID_REQUEST,
                 format!("Invalid Request: request id {id} is already in use by a request in flight"),
             );
-            return answer(sink, &id, Err(error)).await;
+            return Received::Answer(encode_answer(&id, Err(error)));
         };
         let session = Arc::clone(&self.session);
         let state = call.as_ref().map(stateless::StatelessCall::context_state);
@@ -178,6 +195,7 @@ impl Connection {
                 }
             }
         });
+        Received::Nothing
     }
 
     fn on_notification(&self, method: &str, params: Option<&RawValue>) -> Flow {
@@ -209,10 +227,6 @@ impl Connection {
         }
         self.session.cancel_all();
     }
-}
-
-async fn answer(sink: &Sink, id: &RequestId, reply: Result<Reply<'_>, ErrorObject>) {
-    outgoing::send(sink, encode_answer(id, reply), true).await;
 }
 
 fn encode_answer(id: &RequestId, reply: Result<Reply<'_>, ErrorObject>) -> Vec<u8> {

@@ -8,7 +8,7 @@
 
 use super::outgoing::{self, Sink};
 use super::request_state;
-use super::{Connection, answer, panicked};
+use super::{Connection, Received, encode_answer, panicked};
 use crate::client::input_round::InputRound;
 use crate::context::{Context, Stateless};
 use crate::jsonrpc::{ErrorObject, RequestId, code};
@@ -89,29 +89,30 @@ const CACHEABLE: &[&str] =
     &["server/discover", "tools/list", "resources/list", "resources/templates/list", "resources/read", "prompts/list"];
 
 impl Connection {
-    pub(super) async fn on_stateless_request(
+    pub(super) fn on_stateless_request(
         &self,
         id: RequestId,
         method: &str,
         params: Option<&RawValue>,
         sink: &Sink,
-    ) {
+    ) -> Received {
+        let answer = |reply| Received::Answer(encode_answer(&id, reply));
         let envelope: Envelope = match router::parse_params(params) {
             Ok(envelope) => envelope,
-            Err(error) => return answer(sink, &id, Err(error)).await,
+            Err(error) => return answer(Err(error)),
         };
         if !METHODS.contains(&method) {
-            return answer(sink, &id, Reply::method_not_found(method)).await;
+            return answer(Reply::method_not_found(method));
         }
         let meta = match RequestMeta::parse(envelope.meta.as_ref()) {
             Ok(meta) => meta,
-            Err(error) => return answer(sink, &id, Err(error)).await,
+            Err(error) => return answer(Err(error)),
         };
         let server = &self.session.server;
         let target = envelope.name.clone().or_else(|| envelope.uri.clone()).unwrap_or_default();
         let answers = match gather_answers(server, &envelope, method, &target) {
             Ok(answers) => answers,
-            Err(error) => return answer(sink, &id, Err(error)).await,
+            Err(error) => return answer(Err(error)),
         };
         let call = StatelessCall {
             state: Arc::new(Stateless { meta, round: InputRound::new(answers) }),
@@ -130,9 +131,9 @@ impl Connection {
             Route::Reply(reply) => {
                 let reply =
                     reply.and_then(|reply| router::to_raw(&reply)).and_then(|raw| call.complete(Ok(raw), server));
-                answer(sink, &id, reply.map(Reply::Raw)).await
+                answer(reply.map(Reply::Raw))
             }
-            Route::Spawn(task) => self.spawn(id, task, sink, Some(call)).await,
+            Route::Spawn(task) => self.spawn(id, task, sink, Some(call)),
         }
     }
 }

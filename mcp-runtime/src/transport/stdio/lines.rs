@@ -1,0 +1,160 @@
+//! Newline-delimited framing of the input, with the server's message size limit.
+
+use std::io;
+use std::pin::Pin;
+use tokio::io::{AsyncRead, AsyncReadExt};
+
+/// How much room each read asks for.
+const READ_CHUNK: usize = 64 * 1024;
+
+pub(super) enum Line<'a> {
+    Message(&'a [u8]),
+    /// A line over the limit; its bytes were dropped as they arrived.
+    TooLarge,
+}
+
+/// Lines of input, cut out of one buffer that reads refill: a burst of messages costs one
+/// read, and each is handed on without a copy.
+pub(super) struct Lines {
+    input: Pin<Box<dyn AsyncRead + Send>>,
+    buffer: Vec<u8>,
+    /// Where the next line starts.
+    start: usize,
+    /// How far the buffer has been searched for a newline.
+    scanned: usize,
+    limit: usize,
+    /// Dropping the rest of a line over the limit.
+    oversized: bool,
+    at_eof: bool,
+}
+
+impl Lines {
+    pub fn new(input: Pin<Box<dyn AsyncRead + Send>>, limit: usize) -> Self {
+        Self { input, buffer: Vec::new(), start: 0, scanned: 0, limit, oversized: false, at_eof: false }
+    }
+
+    /// The next complete line already read, skipping blank ones; at end of input, the last
+    /// line even without its newline.
+    pub fn next_line(&mut self) -> Option<Line<'_>> {
+        loop {
+            let newline = self.buffer[self.scanned..].iter().position(|&byte| byte == b'\n');
+            let (start, end) = match newline {
+                Some(offset) => {
+                    let end = self.scanned + offset;
+                    let start = std::mem::replace(&mut self.start, end + 1);
+                    self.scanned = end + 1;
+                    (start, end)
+                }
+                None if self.at_eof && (self.start < self.buffer.len() || self.oversized) => {
+                    let start = std::mem::replace(&mut self.start, self.buffer.len());
+                    self.scanned = self.buffer.len();
+                    (start, self.buffer.len())
+                }
+                None => {
+                    self.scanned = self.buffer.len();
+                    if self.buffer.len() - self.start > self.limit {
+                        self.oversized = true;
+                        self.discard();
+                    }
+                    return None;
+                }
+            };
+            if std::mem::take(&mut self.oversized) || end - start > self.limit {
+                return Some(Line::TooLarge);
+            }
+            if !self.buffer[start..end].iter().all(u8::is_ascii_whitespace) {
+                return Some(Line::Message(&self.buffer[start..end]));
+            }
+        }
+    }
+
+    /// Every line has been handed out and the input is closed.
+    pub fn is_finished(&self) -> bool {
+        self.at_eof && self.start == self.buffer.len() && !self.oversized
+    }
+
+    /// Whether a read is due: no complete line is waiting and the input is still open.
+    /// Only meaningful after [`next_line`](Self::next_line) returned `None`.
+    pub fn wants_input(&self) -> bool {
+        !self.at_eof && self.scanned == self.buffer.len()
+    }
+
+    /// Reads more input. Cancel-safe: what a read returns is kept in the buffer.
+    pub async fn fill(&mut self) -> io::Result<()> {
+        if self.start == self.buffer.len() {
+            self.discard();
+        } else if self.start > 0 {
+            self.buffer.drain(..self.start);
+            self.scanned -= self.start;
+            self.start = 0;
+        }
+        self.buffer.reserve(READ_CHUNK);
+        loop {
+            match self.input.read_buf(&mut self.buffer).await {
+                Ok(0) => {
+                    self.at_eof = true;
+                    return Ok(());
+                }
+                Ok(_) => return Ok(()),
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+                Err(err) => return Err(err),
+            }
+        }
+    }
+
+    fn discard(&mut self) {
+        self.buffer.clear();
+        self.start = 0;
+        self.scanned = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every line of `input`, `None` for one over the limit.
+    fn lines_of(input: impl AsyncRead + Send + 'static, limit: usize) -> Vec<Option<Vec<u8>>> {
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        runtime.block_on(async {
+            let mut lines = Lines::new(Box::pin(input), limit);
+            let mut seen = Vec::new();
+            while !lines.is_finished() {
+                while let Some(line) = lines.next_line() {
+                    seen.push(match line {
+                        Line::Message(bytes) => Some(bytes.to_vec()),
+                        Line::TooLarge => None,
+                    });
+                }
+                if lines.wants_input() {
+                    lines.fill().await.unwrap();
+                }
+            }
+            seen
+        })
+    }
+
+    #[test]
+    fn splits_on_newlines_and_skips_blank_lines() {
+        let seen = lines_of(&b"{\"a\":1}\n\n  \r\n{\"b\":2}\r\n{\"c\":3}"[..], 100);
+        assert_eq!(seen, [Some(b"{\"a\":1}".to_vec()), Some(b"{\"b\":2}\r".to_vec()), Some(b"{\"c\":3}".to_vec())]);
+    }
+
+    #[test]
+    fn a_line_over_the_limit_is_reported_once_and_the_next_one_is_intact() {
+        let seen = lines_of(&b"0123456789\n{}\n0123456789"[..], 5);
+        assert_eq!(seen, [None, Some(b"{}".to_vec()), None]);
+    }
+
+    #[test]
+    fn lines_split_across_reads_are_joined_and_the_limit_spans_reads() {
+        // `chain` hands out one part per read.
+        let input = (&b"{\"a\""[..]).chain(&b":1}\n0123"[..]).chain(&b"456789"[..]).chain(&b"\n{}\n"[..]);
+        assert_eq!(lines_of(input, 7), [Some(b"{\"a\":1}".to_vec()), None, Some(b"{}".to_vec())]);
+    }
+
+    #[test]
+    fn a_line_exactly_at_the_limit_passes() {
+        assert_eq!(lines_of(&b"12345\n"[..], 5), [Some(b"12345".to_vec())]);
+    }
+}
