@@ -148,7 +148,11 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Incoming<'_>, Rejected> {
         };
         return Err(reject(None, code::INVALID_REQUEST, message));
     }
-    let envelope: Envelope<'_> = match serde_json::from_slice(bytes) {
+    // One UTF-8 check of the whole message, rather than one per borrowed field.
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Err(reject(None, code::PARSE_ERROR, "Parse error: the message is not valid UTF-8"));
+    };
+    let envelope: Envelope<'_> = match serde_json::from_str(text) {
         Ok(envelope) => envelope,
         Err(err) if err.is_syntax() || err.is_eof() => {
             return Err(reject(None, code::PARSE_ERROR, &format!("Parse error: {err}")));
@@ -227,31 +231,40 @@ struct Request<'a, T: Serialize + ?Sized> {
     params: &'a T,
 }
 
+/// Room for a message's envelope, and for the newline a transport may add.
+const ENVELOPE: usize = 128;
+
 /// Serializing our own types cannot fail: they hold no maps with non-string keys and no
 /// user `Serialize` impls that could error (user values are turned into `Value` first).
-fn to_vec(value: &impl Serialize) -> Vec<u8> {
-    serde_json::to_vec(value).unwrap_or_else(|err| {
-        tracing::error!("failed to serialize an outgoing message: {err}");
-        br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: unserializable message"}}"#
-            .to_vec()
-    })
+/// `payload` is the size of what the envelope carries, when known: one allocation, no copies.
+fn to_vec(value: &impl Serialize, payload: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(payload + ENVELOPE);
+    match serde_json::to_writer(&mut out, value) {
+        Ok(()) => out,
+        Err(err) => {
+            tracing::error!("failed to serialize an outgoing message: {err}");
+            br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: unserializable message"}}"#
+                .to_vec()
+        }
+    }
 }
 
-pub(crate) fn encode_result(id: &RequestId, result: &(impl Serialize + ?Sized)) -> Vec<u8> {
-    to_vec(&ResultResponse { jsonrpc: "2.0", id, result })
+/// A response carrying `result`, which serializes to about `size` bytes (0 if unknown).
+pub(crate) fn encode_result(id: &RequestId, result: &(impl Serialize + ?Sized), size: usize) -> Vec<u8> {
+    to_vec(&ResultResponse { jsonrpc: "2.0", id, result }, size)
 }
 
 pub(crate) fn encode_error(id: Option<&RequestId>, error: &ErrorObject) -> Vec<u8> {
-    to_vec(&ErrorResponse { jsonrpc: "2.0", id, error })
+    to_vec(&ErrorResponse { jsonrpc: "2.0", id, error }, 0)
 }
 
 pub(crate) fn encode_notification(method: &str, params: &(impl Serialize + ?Sized)) -> Vec<u8> {
-    to_vec(&Notification { jsonrpc: "2.0", method, params })
+    to_vec(&Notification { jsonrpc: "2.0", method, params }, 0)
 }
 
 #[allow(dead_code)] // used by server-to-client requests (sampling, elicitation, roots)
 pub(crate) fn encode_request(id: &RequestId, method: &str, params: &(impl Serialize + ?Sized)) -> Vec<u8> {
-    to_vec(&Request { jsonrpc: "2.0", id, method, params })
+    to_vec(&Request { jsonrpc: "2.0", id, method, params }, 0)
 }
 
 #[cfg(test)]

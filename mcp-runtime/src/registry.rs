@@ -8,9 +8,10 @@ use crate::prompt::PromptDescriptor;
 use crate::resource::ResourceDescriptor;
 use crate::resource::uri_template::{Bindings, UriTemplate};
 use crate::tool::descriptor::ToolDescriptor;
+use foldhash::HashMap;
+use foldhash::HashMapExt as _;
 use serde::Serialize;
 use serde_json::value::RawValue;
-use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use tokio::sync::broadcast;
 

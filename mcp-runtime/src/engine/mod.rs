@@ -231,7 +231,7 @@ impl Connection {
 
 fn encode_answer(id: &RequestId, reply: Result<Reply<'_>, ErrorObject>) -> Vec<u8> {
     match reply {
-        Ok(reply) => jsonrpc::encode_result(id, &reply),
+        Ok(reply) => jsonrpc::encode_result(id, &reply, reply.serialized_size()),
         Err(error) => jsonrpc::encode_error(Some(id), &error),
     }
 }

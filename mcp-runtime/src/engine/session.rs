@@ -7,9 +7,10 @@ use crate::jsonrpc::{self, ErrorObject, RequestId};
 use crate::logging::LoggingLevel;
 use crate::protocol::ProtocolVersion;
 use crate::server::{Implementation, ServerCore};
+use foldhash::{HashMap, HashMapExt as _};
 use serde::Serialize;
 use serde_json::{Map, Value};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use tokio::sync::oneshot;
@@ -134,13 +135,10 @@ impl Session {
 
     /// Registers a request in flight; `None` if a request with the same id is still running.
     pub fn begin(&self, id: &RequestId) -> Option<CancellationToken> {
-        let mut in_flight = lock(&self.in_flight);
-        if in_flight.contains_key(id) {
-            return None;
+        match lock(&self.in_flight).entry(id.clone()) {
+            std::collections::hash_map::Entry::Occupied(_) => None,
+            std::collections::hash_map::Entry::Vacant(slot) => Some(slot.insert(CancellationToken::new()).clone()),
         }
-        let token = CancellationToken::new();
-        in_flight.insert(id.clone(), token.clone());
-        Some(token)
     }
 
     /// Ends a request; `true` if its answer is still wanted (it was not cancelled).

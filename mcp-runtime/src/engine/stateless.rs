@@ -36,12 +36,12 @@ pub(crate) fn is_stateless(params: Option<&RawValue>) -> bool {
     })
 }
 
-/// `params.contains(PROTOCOL_VERSION)` without building a two-way searcher for every request
-/// (a twentieth of a `tools/call`'s instructions; bench/NOTES.md): memchr finds the key's `/`.
+/// `params.contains(PROTOCOL_VERSION)` with a searcher built once, not for every request
+/// (`str::contains` builds one each time: a twentieth of a `tools/call`; bench/NOTES.md).
 fn mentions_protocol_version(params: &str) -> bool {
-    let key = meta_key::PROTOCOL_VERSION;
-    let slash = key.find('/').unwrap_or(0);
-    params.match_indices('/').any(|(at, _)| at >= slash && params.as_bytes()[at - slash..].starts_with(key.as_bytes()))
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(meta_key::PROTOCOL_VERSION));
+    FINDER.find(params.as_bytes()).is_some()
 }
 
 /// The parts of any stateless request's params this module reads.

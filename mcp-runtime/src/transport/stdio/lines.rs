@@ -37,7 +37,7 @@ impl Lines {
     /// line even without its newline.
     pub fn next_line(&mut self) -> Option<Line<'_>> {
         loop {
-            let newline = self.buffer[self.scanned..].iter().position(|&byte| byte == b'\n');
+            let newline = memchr::memchr(b'\n', &self.buffer[self.scanned..]);
             let (start, end) = match newline {
                 Some(offset) => {
                     let end = self.scanned + offset;

@@ -31,7 +31,9 @@ pub(super) fn stdout() -> Output {
     if let Some(polled) = polled::stdout() {
         return polled;
     }
-    Box::pin(tokio::io::stdout())
+    // Buffered: tokio's stdout takes one slice per write, and the outbox writes each
+    // message and its newline as two; the outbox flushes once everything is written.
+    Box::pin(tokio::io::BufWriter::new(tokio::io::stdout()))
 }
 
 #[cfg(unix)]
