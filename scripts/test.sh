@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every test of the project, from a fresh clone: formatting, lints, the Rust tests (unit,
 # in-process protocol, stdio processes, compile-error UI tests, doc tests), and the interop
-# tests that drive the example servers through the official Python SDK client, and the official
-# MCP conformance suite against the fixture server (Node 22 is installed under .node/).
+# tests that drive the example servers through the official Python SDK client and the MCP
+# Inspector CLI, and the official MCP conformance suite against the fixture server (Node 22 is
+# installed under .node/).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -27,6 +28,9 @@ scripts/python-env.sh
 bin="$PWD/target/debug"
 CALCULATOR_BIN="$bin/calculator" SHOWCASE_BIN="$bin/showcase" NOTES_BIN="$bin/notes" \
     FILESYSTEM_BIN="$bin/filesystem" HTTP_SERVER_BIN="$bin/http-server" tests/python/run.sh
+
+step "MCP Inspector CLI (stdio and HTTP)"
+CALCULATOR_BIN="$bin/calculator" NOTES_BIN="$bin/notes" HTTP_SERVER_BIN="$bin/http-server" tests/inspector/run.sh
 
 step "official conformance suite (2025-11-25 and 2026-07-28) against examples/conformance"
 scripts/conformance.sh

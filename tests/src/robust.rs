@@ -6,7 +6,7 @@
 use mcp_runtime::prelude::*;
 use std::time::Duration;
 
-/// The server-wide tool time limit of [`server`].
+/// The server-wide tool time limit of [`server()`].
 pub const TOOL_TIMEOUT: Duration = Duration::from_millis(1000);
 
 /// `hang`'s own time limit (`#[mcp_tool(timeout_ms = ...)]`).
