@@ -115,10 +115,10 @@ pub mod __fuzz {
             Err(rejected) => (rejected.id.clone(), jsonrpc::encode_error(rejected.id.as_ref(), &rejected.error)),
             Ok(Incoming::Request { id, method, params }) => {
                 let echo = serde_json::json!({ "method": &*method, "params": params.map(|p| p.get()) });
-                (Some(id.clone()), jsonrpc::encode_result(&id, &echo, 0))
+                (Some(id.clone()), jsonrpc::encode_result(&id, &echo))
             }
             Ok(Incoming::Notification { method, .. }) => (None, jsonrpc::encode_notification(&method, &())),
-            Ok(Incoming::Response { id, .. }) => (Some(id.clone()), jsonrpc::encode_result(&id, &(), 0)),
+            Ok(Incoming::Response { id, .. }) => (Some(id.clone()), jsonrpc::encode_result(&id, &())),
         };
         let answer: serde_json::Value = serde_json::from_slice(&answer).expect("an answer is JSON");
         assert_eq!(answer["jsonrpc"], "2.0");

@@ -167,19 +167,31 @@ impl Connection {
         tokio::spawn(async move {
             let mut handler =
                 std::pin::pin!(CURRENT.scope(ctx.clone(), AssertUnwindSafe(run(ctx.clone())).catch_unwind()));
-            // Runs the handler until it finishes or, stateless, stops waiting on the client.
-            let step = std::future::poll_fn(|cx| match handler.as_mut().poll(cx) {
-                std::task::Poll::Ready(outcome) => std::task::Poll::Ready(stateless::Step::Done(outcome)),
-                std::task::Poll::Pending => match ctx.stateless().and_then(|s| s.round.pending_requests()) {
-                    Some(requests) => std::task::Poll::Ready(stateless::Step::InputRequired(requests)),
-                    None => std::task::Poll::Pending,
-                },
+            // Runs the handler until it finishes or, stateless, stops waiting on the client;
+            // `None` once cancelled. A cancelled handler is never polled again, and the
+            // cancellation is only waited for (a waiter registered) while the handler is
+            // pending: most calls finish in their first poll.
+            let mut cancelled = std::pin::pin!(None);
+            let step = std::future::poll_fn(|cx| {
+                use std::task::Poll;
+                if cancellation.is_cancelled() {
+                    return Poll::Ready(None);
+                }
+                if let Poll::Ready(outcome) = handler.as_mut().poll(cx) {
+                    return Poll::Ready(Some(stateless::Step::Done(outcome)));
+                }
+                if let Some(requests) = ctx.stateless().and_then(|s| s.round.pending_requests()) {
+                    return Poll::Ready(Some(stateless::Step::InputRequired(requests)));
+                }
+                if cancelled.is_none() {
+                    cancelled.set(Some(cancellation.cancelled()));
+                }
+                match cancelled.as_mut().as_pin_mut().map(|waiting| waiting.poll(cx)) {
+                    Some(Poll::Ready(())) => Poll::Ready(None),
+                    _ => Poll::Pending,
+                }
             });
-            let step = tokio::select! {
-                biased;
-                () = cancellation.cancelled() => return,
-                step = step => step,
-            };
+            let Some(step) = step.await else { return };
             let reply = step.into_reply(call.as_ref(), on_panic, &session.server);
             // Encode and wait for room while still in flight, then end the request and queue
             // its answer in one step: `drain` counts the request until its answer is queued,
@@ -231,7 +243,9 @@ impl Connection {
 
 fn encode_answer(id: &RequestId, reply: Result<Reply<'_>, ErrorObject>) -> Vec<u8> {
     match reply {
-        Ok(reply) => jsonrpc::encode_result(id, &reply, reply.serialized_size()),
+        Ok(Reply::Raw(raw)) => jsonrpc::encode_raw_result(id, &raw),
+        Ok(Reply::Shared(raw)) => jsonrpc::encode_raw_result(id, raw),
+        Ok(reply) => jsonrpc::encode_result(id, &reply),
         Err(error) => jsonrpc::encode_error(Some(id), &error),
     }
 }

@@ -35,15 +35,6 @@ impl Reply<'_> {
         Ok(Self::Value(Value::Object(Map::new())))
     }
 
-    /// Bytes it serializes to when already serialized, else 0.
-    pub fn serialized_size(&self) -> usize {
-        match self {
-            Self::Shared(raw) => raw.get().len(),
-            Self::Raw(raw) => raw.get().len(),
-            Self::Value(_) => 0,
-        }
-    }
-
     pub fn method_not_found(method: &str) -> Result<Self, ErrorObject> {
         Err(ErrorObject::new(code::METHOD_NOT_FOUND, format!("Method not found: {method}")))
     }

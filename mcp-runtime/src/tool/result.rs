@@ -74,6 +74,17 @@ impl IntoToolResult for () {
     }
 }
 
+macro_rules! texts {
+    ($($ty:ty),*) => {$(
+        impl IntoToolResult for $ty {
+            fn into_tool_result(self) -> CallToolResult {
+                CallToolResult::success([Content::text(self)]) // a `String` moves in, uncopied
+            }
+        }
+    )*};
+}
+texts!(String, &'static str, Cow<'static, str>);
+
 macro_rules! displayed {
     ($($ty:ty),*) => {$(
         impl IntoToolResult for $ty {
@@ -83,7 +94,7 @@ macro_rules! displayed {
         }
     )*};
 }
-displayed!(String, &'static str, Cow<'static, str>, bool, char);
+displayed!(bool, char);
 displayed!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64);
 
 macro_rules! block {

@@ -118,15 +118,18 @@ impl Outbox {
 
 /// One vectored write of the first pending messages and their newlines; the count written.
 async fn write_some(output: &mut Output, pending: &VecDeque<Vec<u8>>, written: usize) -> io::Result<usize> {
-    let mut slices = Vec::with_capacity(2 * MESSAGES_PER_WRITE.min(pending.len()));
+    let mut slices = [IoSlice::new(&[]); 2 * MESSAGES_PER_WRITE]; // on the stack: no allocation
+    let mut count = 0;
     for (index, message) in pending.iter().take(MESSAGES_PER_WRITE).enumerate() {
         let skip = if index == 0 { written } else { 0 };
         if skip < message.len() {
-            slices.push(IoSlice::new(&message[skip..]));
+            slices[count] = IoSlice::new(&message[skip..]);
+            count += 1;
         }
-        slices.push(IoSlice::new(b"\n"));
+        slices[count] = IoSlice::new(b"\n");
+        count += 1;
     }
-    match output.write_vectored(&slices).await? {
+    match output.write_vectored(&slices[..count]).await? {
         0 => Err(io::ErrorKind::WriteZero.into()),
         count => Ok(count),
     }
