@@ -180,6 +180,10 @@ impl Server {
 
     /// Serves one client over stdin/stdout until stdin closes, the client sends `exit`, or the
     /// process gets SIGINT/SIGTERM.
+    ///
+    /// Needs a tokio runtime with I/O and timers enabled, as `#[mcp_runtime::main]` and
+    /// `#[tokio::main]` build: pipes and sockets (how clients connect) are polled by the runtime.
+    /// They are left non-blocking when serving ends.
     pub async fn serve_stdio(self) -> Result<()> {
         // On a worker thread, where the handlers it spawns start without waking another
         // thread; `main`'s own thread is not one.

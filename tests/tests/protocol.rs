@@ -7,7 +7,7 @@ use mcp_runtime::testing::TestClient;
 use mcp_runtime::{Image, ProtocolVersion};
 use mcp_tests::spec_2025_11_25;
 use serde_json::{Value, json};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// Echo a message back.
@@ -74,6 +74,15 @@ async fn slow(millis: u64) -> String {
     let _guard = SetOnDrop(&SLOW_DROPPED);
     tokio::time::sleep(Duration::from_millis(millis)).await;
     format!("slept {millis} ms")
+}
+
+static COUNTED_RUNS: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts its runs.
+#[mcp_tool]
+fn counted() -> &'static str {
+    COUNTED_RUNS.fetch_add(1, Ordering::SeqCst);
+    "counted"
 }
 
 /// Reports progress and logs.
@@ -333,6 +342,23 @@ async fn a_cancelled_request_is_dropped_and_never_answered() {
     assert_eq!(client.request("ping", json!({})).await.unwrap(), json!({}));
     let late = tokio::time::timeout(Duration::from_millis(200), answer).await;
     assert!(late.is_err(), "no response is sent for a cancelled request: {late:?}");
+    assert_valid(&client);
+}
+
+#[tokio::test]
+async fn a_request_cancelled_before_its_handler_starts_never_runs_it() {
+    let client = TestClient::connect(server!().tools(tools![counted])).await;
+    // Back to back, as a transport hands over one burst of input: on this single-threaded test
+    // runtime the call's task cannot run before the cancellation is handled.
+    client.send_raw(r#"{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"counted"}}"#).await;
+    client.notify("notifications/cancelled", json!({"requestId": "c"})).await;
+    assert_eq!(client.request("ping", json!({})).await.unwrap(), json!({}));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(COUNTED_RUNS.load(Ordering::SeqCst), 0, "the cancelled handler ran");
+    assert_eq!(client.received().await, Vec::<Value>::new(), "no answer for a cancelled request");
+    // Not cancelled, it runs.
+    assert_eq!(client.call_tool("counted", json!({})).await.unwrap().text(), Some("counted"));
+    assert_eq!(COUNTED_RUNS.load(Ordering::SeqCst), 1);
     assert_valid(&client);
 }
 
