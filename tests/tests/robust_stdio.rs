@@ -302,7 +302,9 @@ fn rss_mib(pid: u32) -> u64 {
 
 #[tokio::test]
 async fn a_client_that_does_not_read_gets_backpressure_not_unbounded_memory() {
-    // 8000 answers of 16 KiB: 125 MiB if the server buffered them all.
+    // 8000 answers of 16 KiB: 125 MiB if the server buffered them all. Each request is padded
+    // to 1 KiB (the tool ignores the extra argument), so the requests (8 MiB) overflow even the
+    // 1 MiB pipe the server asks for: once it stops reading, the writer must stall.
     const COUNT: usize = 8000;
     const SIZE: usize = 16 * 1024;
     const CAP_MIB: u64 = 100;
@@ -315,7 +317,7 @@ async fn a_client_that_does_not_read_gets_backpressure_not_unbounded_memory() {
         let written = Arc::clone(&written);
         async move {
             for id in 1..=COUNT {
-                let mut line = call_line(id as i64, "blob", json!({"size": SIZE}));
+                let mut line = call_line(id as i64, "blob", json!({"size": SIZE, "padding": "x".repeat(1024)}));
                 line.push(b'\n');
                 stdin.write_all(&line).await.unwrap();
                 written.fetch_add(1, Ordering::SeqCst);

@@ -46,6 +46,13 @@ mod polled {
     use std::os::unix::net::UnixStream;
     use tokio::net::unix::pipe;
 
+    /// The capacity asked of a pipe: the most an unprivileged process may set by default
+    /// (`/proc/sys/fs/pipe-max-size`). With the default 64 KiB, a message just over it needs a
+    /// second write, after the reader has woken to make room, and a wake-up here costs more
+    /// than the copy; pages are only taken as the pipe fills.
+    #[cfg(target_os = "linux")]
+    const PIPE_CAPACITY: usize = 1 << 20;
+
     pub fn stdin() -> Option<Input> {
         match open(std::io::stdin().as_fd())? {
             Stream::Pipe(file) => Some(Box::pin(pipe::Receiver::from_file(file).ok()?)),
@@ -74,6 +81,9 @@ mod polled {
         let file = File::from(fd.try_clone_to_owned().ok()?);
         let kind = file.metadata().ok()?.file_type();
         if kind.is_fifo() {
+            // Best effort: a limit or an older kernel leaves the pipe as it was.
+            #[cfg(target_os = "linux")]
+            let _ = rustix::pipe::fcntl_setpipe_size(&file, PIPE_CAPACITY);
             return Some(Stream::Pipe(file)); // tokio's pipe types set O_NONBLOCK
         }
         if kind.is_socket() {
