@@ -19,6 +19,8 @@ use crate::server::ServerCore;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// Whether a request is stateless: its `_meta` names a protocol version.
@@ -185,13 +187,12 @@ impl StatelessCall {
             (Ok(raw), Some(failure)) if is_error_result(&raw) => return Err(failure),
             (Ok(raw), _) => raw,
         };
-        let mut extras = json!({
-            "resultType": "complete",
-            "_meta": { meta_key::SERVER_INFO: &server.info },
-        });
+        let mut extras = Map::new();
+        extras.insert("resultType".into(), json!("complete"));
+        extras.insert("_meta".into(), json!({ meta_key::SERVER_INFO: &server.info }));
         if self.cacheable {
-            extras["ttlMs"] = json!(server.cache_ttl.as_millis() as u64);
-            extras["cacheScope"] = json!(if self.private { "private" } else { "public" });
+            extras.insert("ttlMs".into(), json!(server.cache_ttl.as_millis() as u64));
+            extras.insert("cacheScope".into(), json!(if self.private { "private" } else { "public" }));
         }
         merge_into(&reply, extras)
     }
@@ -225,23 +226,29 @@ fn is_error_result(raw: &RawValue) -> bool {
 }
 
 /// Adds `extras` to a result object, keeping what the result already has (its own caching
-/// hints, its `_meta` keys).
-fn merge_into(raw: &RawValue, extras: Value) -> Result<Box<RawValue>, ErrorObject> {
-    let mut result: Map<String, Value> = serde_json::from_str(raw.get()).map_err(|e| {
+/// hints, its `_meta` keys). The result's members stay serialized: only their extent is
+/// scanned, and only a `_meta` both sides have is parsed, so a large result is copied once
+/// rather than parsed into values and serialized again.
+fn merge_into(raw: &RawValue, extras: Map<String, Value>) -> Result<Box<RawValue>, ErrorObject> {
+    let not_an_object = |e: serde_json::Error| {
         ErrorObject::new(code::INTERNAL_ERROR, format!("Internal error: a result is not an object: {e}"))
-    })?;
-    for (key, value) in extras.as_object().into_iter().flatten() {
-        match (result.get_mut(key), value) {
-            (Some(Value::Object(existing)), Value::Object(more)) => {
+    };
+    let members: BTreeMap<String, &RawValue> = serde_json::from_str(raw.get()).map_err(not_an_object)?;
+    let mut result: BTreeMap<String, Cow<'_, RawValue>> =
+        members.into_iter().map(|(key, value)| (key, Cow::Borrowed(value))).collect();
+    for (key, value) in extras {
+        let merged = match (result.get(&key), value) {
+            (None, value) => value,
+            (Some(existing), Value::Object(more)) if existing.get().starts_with('{') => {
+                let mut existing: Map<String, Value> = serde_json::from_str(existing.get()).map_err(not_an_object)?;
                 for (k, v) in more {
-                    existing.entry(k.clone()).or_insert_with(|| v.clone());
+                    existing.entry(k).or_insert(v);
                 }
+                Value::Object(existing)
             }
-            (Some(_), _) => {}
-            (None, _) => {
-                result.insert(key.clone(), value.clone());
-            }
-        }
+            (Some(_), _) => continue, // the result's own value wins
+        };
+        result.insert(key, Cow::Owned(router::to_raw(&merged)?));
     }
     router::to_raw(&result)
 }
@@ -349,6 +356,30 @@ impl Step {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn merging_keeps_the_results_own_members_and_meta_keys() {
+        let raw = RawValue::from_string(
+            r#"{"content":[{"type":"text","text":"a\"b"}],"ttlMs":5,"_meta":{"mine":1,"shared":"result"}}"#.into(),
+        )
+        .unwrap();
+        let mut extras = Map::new();
+        extras.insert("resultType".into(), json!("complete"));
+        extras.insert("ttlMs".into(), json!(60_000));
+        extras.insert("_meta".into(), json!({"shared": "server", "serverInfo": {"name": "x"}}));
+        let merged: Value = serde_json::from_str(merge_into(&raw, extras).unwrap().get()).unwrap();
+        assert_eq!(
+            merged,
+            json!({
+                "content": [{"type": "text", "text": "a\"b"}],
+                "ttlMs": 5,
+                "resultType": "complete",
+                "_meta": {"mine": 1, "shared": "result", "serverInfo": {"name": "x"}},
+            })
+        );
+        let not_an_object = RawValue::from_string("[1]".into()).unwrap();
+        assert_eq!(merge_into(&not_an_object, Map::new()).unwrap_err().code, code::INTERNAL_ERROR);
+    }
 
     #[test]
     fn the_protocol_version_key_is_found_like_str_contains() {
