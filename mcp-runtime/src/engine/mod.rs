@@ -2,8 +2,10 @@
 //! server-to-client requests), independent of the transport that carries its bytes.
 //!
 //! A transport feeds each incoming message to [`Connection::receive`] with the [`Sink`] its
-//! answer should go to, and writes out whatever arrives there. Requests that run user code are
-//! spawned on their own task, so a slow tool never holds up the next message.
+//! answer should go to, and writes out whatever arrives there; a transport that writes for
+//! itself (stdio) uses [`Connection::receive_now`], which hands back the answers that need no
+//! user code instead of queuing them. Requests that run user code are spawned on their own
+//! task, so a slow tool never holds up the next message.
 
 pub(crate) mod outgoing;
 mod request_state;
