@@ -46,7 +46,7 @@ use hyper::header::{ACCEPT, ALLOW, CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, Head
 use hyper::{Method, Request, Response, StatusCode};
 use session::HttpSession;
 use sessions::{Refused, Sessions};
-use sse::StreamSettings;
+use sse::{KeepAlive, StreamSettings};
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
@@ -126,8 +126,11 @@ struct Inner {
 
 impl McpHttpService {
     pub(crate) fn new(core: Arc<ServerCore>, config: HttpConfig) -> Self {
-        let settings =
-            StreamSettings { capacity: config.replay_buffer, retry: config.sse_retry, keep_alive: config.keep_alive };
+        let settings = StreamSettings {
+            capacity: config.replay_buffer,
+            retry: config.sse_retry,
+            keep_alive: config.keep_alive.map(KeepAlive::new),
+        };
         let sessions = Sessions::new(config.max_sessions, config.idle_timeout);
         #[cfg(feature = "auth")]
         let guard = config.auth.as_ref().map(|auth| auth::Guard::new(auth, &config.path));
@@ -570,7 +573,7 @@ impl Inner {
                 return body::error(StatusCode::INTERNAL_SERVER_ERROR, jsonrpc::code::INTERNAL_ERROR, message);
             }
         };
-        let session = HttpSession::new(id, Arc::clone(&self.core), self.settings);
+        let session = HttpSession::new(id, Arc::clone(&self.core), self.settings.clone());
         let (sink, mut messages) = mpsc::channel(64);
         session.connection.receive(bytes, &sink).await;
         drop(sink);

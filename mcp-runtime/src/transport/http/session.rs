@@ -50,7 +50,7 @@ struct Table {
 impl HttpSession {
     /// A new session; must run inside the tokio runtime (it spawns its `GET` stream's pump).
     pub fn new(id: String, core: Arc<ServerCore>, settings: StreamSettings) -> Arc<Self> {
-        let standalone = Arc::new(EventStream::new(STANDALONE, settings));
+        let standalone = Arc::new(EventStream::new(STANDALONE, settings.clone()));
         let table = Table { next_id: STANDALONE + 1, ..Table::default() };
         let streams = Arc::new(Streams { settings, standalone, table: Mutex::new(table) });
         let (unsolicited, mut messages) = mpsc::channel::<Outgoing>(SINK_QUEUE);
@@ -90,7 +90,7 @@ impl HttpSession {
         let mut table = lock(&streams.table);
         let id = table.next_id;
         table.next_id += 1;
-        let stream = Arc::new(EventStream::new(id, streams.settings));
+        let stream = Arc::new(EventStream::new(id, streams.settings.clone()));
         table.streams.insert(id, (Arc::clone(&stream), sink.downgrade()));
         drop(table);
         let reader = stream.attach(None);

@@ -11,7 +11,7 @@
 
 use hyper::body::Bytes;
 use std::collections::VecDeque;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Once};
 use std::time::Duration;
 use tokio::sync::Notify;
 
@@ -62,11 +62,47 @@ pub(super) fn unnumbered_event(data: &[u8]) -> Bytes {
 }
 
 /// How streams behave, from the [`HttpConfig`](super::HttpConfig).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct StreamSettings {
     pub capacity: usize,
     pub retry: Duration,
-    pub keep_alive: Option<Duration>,
+    pub keep_alive: Option<KeepAlive>,
+}
+
+/// Keep-alive comments for idle streams, paced by one ticker shared by every stream rather
+/// than a timer per wait: a timer armed for each POST stream made the runtime re-arm its timer
+/// (a wake-up of its poller) on every request. A stream still waiting at a tick sends a
+/// comment, so an idle stream gets one at most `interval` after it starts waiting.
+#[derive(Clone, Debug)]
+pub(super) struct KeepAlive {
+    interval: Duration,
+    tick: Arc<Notify>,
+    started: Arc<Once>,
+}
+
+impl KeepAlive {
+    pub fn new(interval: Duration) -> Self {
+        Self { interval, tick: Arc::new(Notify::new()), started: Arc::new(Once::new()) }
+    }
+
+    /// Notified at every tick; the ticker starts on first use (inside the runtime) and stops
+    /// once no stream settings hold this any more.
+    fn tick(&self) -> &Notify {
+        self.started.call_once(|| {
+            let (tick, interval) = (Arc::downgrade(&self.tick), self.interval);
+            tokio::spawn(async move {
+                let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
+                loop {
+                    ticks.tick().await;
+                    match tick.upgrade() {
+                        Some(tick) => tick.notify_waiters(),
+                        None => return,
+                    }
+                }
+            });
+        });
+        &self.tick
+    }
 }
 
 /// The log of one stream.
@@ -252,11 +288,11 @@ impl Reader {
                 Step::End => return None,
                 Step::Wait => {}
             }
-            match stream.settings.keep_alive {
-                Some(interval) => {
+            match &stream.settings.keep_alive {
+                Some(keep_alive) => {
                     tokio::select! {
                         () = &mut appended => {}
-                        () = tokio::time::sleep(interval) => return Some(keep_alive_frame()),
+                        () = keep_alive.tick().notified() => return Some(keep_alive_frame()),
                     }
                 }
                 None => appended.await,
@@ -315,7 +351,6 @@ impl Drop for Reader {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
 
     fn settings(capacity: usize) -> StreamSettings {
         StreamSettings { capacity, retry: Duration::from_millis(500), keep_alive: None }
@@ -363,6 +398,25 @@ mod tests {
         assert_eq!(reader.next().await, None);
         let mut resumed = stream.attach(Some(0));
         assert_eq!(text(&resumed.next().await.unwrap()), "id: 1-1\ndata: later\n\n");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_idle_reader_gets_a_keep_alive_within_the_interval_and_events_still_flow() {
+        let keep_alive = KeepAlive::new(Duration::from_secs(15));
+        let settings = StreamSettings { keep_alive: Some(keep_alive.clone()), ..settings(16) };
+        let stream = Arc::new(EventStream::new(1, settings.clone()));
+        let mut reader = stream.attach(None);
+        let started = tokio::time::Instant::now();
+        assert_eq!(text(&reader.next().await.unwrap()), ": keep-alive\n\n");
+        assert!(started.elapsed() <= Duration::from_secs(15), "{:?}", started.elapsed());
+        stream.push(b"one").await;
+        assert_eq!(text(&reader.next().await.unwrap()), "id: 1-0\ndata: one\n\n");
+        // Another stream with the same settings shares the ticker.
+        let other = Arc::new(EventStream::new(2, settings));
+        let mut other_reader = other.attach(None);
+        let (a, b) = tokio::join!(reader.next(), other_reader.next());
+        assert_eq!((text(&a.unwrap()), text(&b.unwrap())), (": keep-alive\n\n", ": keep-alive\n\n"));
+        assert!(started.elapsed() <= Duration::from_secs(30), "{:?}", started.elapsed());
     }
 
     #[tokio::test]
