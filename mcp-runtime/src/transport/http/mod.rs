@@ -515,8 +515,8 @@ impl Inner {
         {
             return refusal;
         }
-        if stateless::is_stateless(headers, &bytes, header(headers, SESSION_ID).is_some()) {
-            return stateless::post(&self.core, headers, &bytes, accepts).await;
+        if let Some(body) = stateless::stateless_body(headers, &bytes, header(headers, SESSION_ID).is_some()) {
+            return stateless::post(&self.core, headers, &bytes, body, accepts).await;
         }
         let is_request = match decoded {
             Incoming::Request { method, .. } if method == "initialize" && header(headers, SESSION_ID).is_none() => {

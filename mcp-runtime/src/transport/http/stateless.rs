@@ -23,7 +23,7 @@ const NAME: &str = "mcp-name";
 
 /// The body fields the headers mirror.
 #[derive(Deserialize)]
-struct Mirrored {
+pub(super) struct Mirrored {
     id: Option<RequestId>,
     method: Option<String>,
     #[serde(default)]
@@ -38,18 +38,28 @@ struct Params {
     meta: Option<Map<String, Value>>,
 }
 
-/// Whether a POST is stateless: its `MCP-Protocol-Version` header names a stateless version,
-/// or, without a session, its body says so (`_meta` or `server/discover`).
-pub(super) fn is_stateless(headers: &HeaderMap, bytes: &[u8], has_session: bool) -> bool {
+/// `Some` when a POST is stateless: its `MCP-Protocol-Version` header names a stateless
+/// version, or, without a session, its body says so (`_meta` or `server/discover`). It holds
+/// the body's mirrored fields, read once for [`post`] (`None` if they cannot be read).
+pub(super) fn stateless_body(headers: &HeaderMap, bytes: &[u8], has_session: bool) -> Option<Option<Mirrored>> {
     let header_says = header(headers, PROTOCOL_VERSION)
         .is_some_and(|v| ProtocolVersion::STATELESS.iter().any(|s| s.as_str() == v.trim()));
-    header_says || (!has_session && body_says_stateless(bytes))
+    if !header_says && has_session {
+        return None;
+    }
+    let body = serde_json::from_slice::<Mirrored>(bytes).ok();
+    (header_says || body.as_ref().is_some_and(Mirrored::says_stateless)).then_some(body)
 }
 
-fn body_says_stateless(bytes: &[u8]) -> bool {
-    let Ok(body) = serde_json::from_slice::<Mirrored>(bytes) else { return false };
-    body.method.as_deref() == Some("server/discover")
-        || body.params.and_then(|p| p.meta).is_some_and(|m| m.contains_key(meta_key::PROTOCOL_VERSION))
+impl Mirrored {
+    fn says_stateless(&self) -> bool {
+        self.method.as_deref() == Some("server/discover")
+            || self
+                .params
+                .as_ref()
+                .and_then(|p| p.meta.as_ref())
+                .is_some_and(|m| m.contains_key(meta_key::PROTOCOL_VERSION))
+    }
 }
 
 /// `Some(message)` when the standard headers do not mirror the body.
@@ -119,14 +129,17 @@ fn status_of(response: &[u8]) -> StatusCode {
     }
 }
 
-/// Serves one stateless POST.
-pub(super) async fn post(core: &Arc<ServerCore>, headers: &HeaderMap, bytes: &[u8], accepts: Accepts) -> Answer {
-    let body: Mirrored = match serde_json::from_slice(bytes) {
-        Ok(body) => body,
-        Err(_) => {
-            let error = ErrorObject::invalid_params("Invalid Request: not a JSON-RPC message");
-            return body::json(StatusCode::BAD_REQUEST, jsonrpc::encode_error(None, &error));
-        }
+/// Serves one stateless POST, whose mirrored fields [`stateless_body`] read.
+pub(super) async fn post(
+    core: &Arc<ServerCore>,
+    headers: &HeaderMap,
+    bytes: &[u8],
+    body: Option<Mirrored>,
+    accepts: Accepts,
+) -> Answer {
+    let Some(body) = body else {
+        let error = ErrorObject::invalid_params("Invalid Request: not a JSON-RPC message");
+        return body::json(StatusCode::BAD_REQUEST, jsonrpc::encode_error(None, &error));
     };
     if let Some(message) = header_mismatch(headers, &body) {
         let error = ErrorObject::new(-32020, message);
