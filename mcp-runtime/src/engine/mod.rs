@@ -30,14 +30,6 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use tokio::task::JoinHandle;
 
-/// What the transport should do after a message.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Flow {
-    Continue,
-    /// The client asked the server to exit (`exit` notification).
-    Exit,
-}
-
 /// What a message produced at once, for [`Connection::receive_now`].
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Received {
@@ -95,15 +87,11 @@ impl Connection {
     }
 
     /// Handles one message, queuing every answer on `sink`: answers that need no user code
-    /// before this returns, the others from their own tasks.
-    pub async fn receive(&self, bytes: &[u8], sink: &Sink) -> Flow {
-        match self.receive_now(bytes, sink) {
-            Received::Answer(bytes) => {
-                outgoing::send(sink, bytes, true).await;
-                Flow::Continue
-            }
-            Received::Nothing => Flow::Continue,
-            Received::Exit => Flow::Exit,
+    /// before this returns, the others from their own tasks. (`exit` means nothing to a
+    /// transport that serves many requests per connection.)
+    pub async fn receive(&self, bytes: &[u8], sink: &Sink) {
+        if let Received::Answer(bytes) = self.receive_now(bytes, sink) {
+            outgoing::send(sink, bytes, true).await;
         }
     }
 
@@ -113,10 +101,7 @@ impl Connection {
         match jsonrpc::decode(bytes) {
             Err(rejected) => Received::Answer(jsonrpc::encode_error(rejected.id.as_ref(), &rejected.error)),
             Ok(Incoming::Request { id, method, params }) => self.on_request(id, &method, params, sink),
-            Ok(Incoming::Notification { method, params }) => match self.on_notification(&method, params) {
-                Flow::Continue => Received::Nothing,
-                Flow::Exit => Received::Exit,
-            },
+            Ok(Incoming::Notification { method, params }) => self.on_notification(&method, params),
             Ok(Incoming::Response { id, outcome }) => {
                 let answer = outcome.map(|raw| serde_json::from_str(raw.get()).unwrap_or_default());
                 if !self.session.resolve_client_request(&id, answer) {
@@ -212,7 +197,7 @@ impl Connection {
         Received::Nothing
     }
 
-    fn on_notification(&self, method: &str, params: Option<&RawValue>) -> Flow {
+    fn on_notification(&self, method: &str, params: Option<&RawValue>) -> Received {
         match method {
             "notifications/initialized" => self.session.mark_initialized(),
             "notifications/cancelled" => {
@@ -227,10 +212,10 @@ impl Connection {
                 }
             }
             "notifications/roots/list_changed" => self.session.invalidate_roots(),
-            "exit" => return Flow::Exit,
+            "exit" => return Received::Exit,
             _ => tracing::debug!(method, "ignoring an unknown notification"),
         }
-        Flow::Continue
+        Received::Nothing
     }
 
     /// Waits up to the server's grace period for requests in flight, then cancels the rest.
