@@ -266,10 +266,18 @@ async fn sweep_idle_sessions(inner: std::sync::Weak<Inner>) {
     else {
         return;
     };
+    every(interval, inner, |inner| inner.sessions.sweep()).await;
+}
+
+/// Runs `tick` on `target` every `interval` (the first time one interval from now), until
+/// `target` is dropped.
+async fn every<T>(interval: Duration, target: std::sync::Weak<T>, tick: impl Fn(&T)) {
+    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        tokio::time::sleep(interval).await;
-        match inner.upgrade() {
-            Some(inner) => inner.sessions.sweep(),
+        ticks.tick().await;
+        match target.upgrade() {
+            Some(target) => tick(&target),
             None => return,
         }
     }

@@ -89,17 +89,7 @@ impl KeepAlive {
     /// once no stream settings hold this any more.
     fn tick(&self) -> &Notify {
         self.started.call_once(|| {
-            let (tick, interval) = (Arc::downgrade(&self.tick), self.interval);
-            tokio::spawn(async move {
-                let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
-                loop {
-                    ticks.tick().await;
-                    match tick.upgrade() {
-                        Some(tick) => tick.notify_waiters(),
-                        None => return,
-                    }
-                }
-            });
+            tokio::spawn(super::every(self.interval, Arc::downgrade(&self.tick), Notify::notify_waiters));
         });
         &self.tick
     }
