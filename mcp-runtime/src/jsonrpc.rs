@@ -1,7 +1,7 @@
 //! JSON-RPC 2.0 framing: decoding one incoming message, encoding responses and notifications.
 //!
 //! Decoding borrows from the input bytes; only `params` is copied out (as raw JSON) so a handler
-//! can deserialize it later, on its own task, straight into its argument type.
+//! can deserialize it later straight into its argument type.
 
 use serde::de::Deserializer;
 use serde::{Deserialize, Serialize};

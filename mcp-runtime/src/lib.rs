@@ -208,6 +208,24 @@ pub mod __private {
         ErrorObject::new(crate::jsonrpc::code::INTERNAL_ERROR, message)
     }
 
+    /// Runs a `#[mcp_tool(blocking)]` function on tokio's blocking pool, with the request's
+    /// context set there too (so its `tracing` events reach the client). A panic carries on
+    /// in the caller, where it becomes the tool's error result.
+    pub async fn run_blocking<R: Send + 'static>(function: impl FnOnce() -> R + Send + 'static) -> R {
+        let context = crate::context::CURRENT.try_with(Context::clone).ok();
+        let run = move || match context {
+            Some(context) => crate::context::CURRENT.sync_scope(context, function),
+            None => function(),
+        };
+        match tokio::task::spawn_blocking(run).await {
+            Ok(value) => value,
+            Err(failed) => match failed.try_into_panic() {
+                Ok(panic) => std::panic::resume_unwind(panic),
+                Err(_) => panic!("the runtime shut down while a blocking tool ran"),
+            },
+        }
+    }
+
     /// Fails to compile, on the parameter's type, when it cannot be a tool argument.
     pub fn assert_tool_parameter<T: ToolParameter>() {}
 

@@ -171,8 +171,9 @@ impl Server {
 
     /// How long a tool call may run before it is stopped and answered with an error result
     /// saying it timed out (default: no limit). `#[mcp_tool(timeout_ms = ...)]` overrides it per
-    /// tool. The limit stops async tools at their next `.await`; a synchronous tool that never
-    /// returns cannot be interrupted.
+    /// tool. The limit stops async tools at their next `.await`. A synchronous tool cannot be
+    /// interrupted: one marked `blocking` is answered at the limit while its thread runs on,
+    /// and any other holds up its connection until it returns.
     pub fn tool_timeout(mut self, timeout: Duration) -> Self {
         self.tool_timeout = Some(timeout);
         self

@@ -50,12 +50,14 @@ pub fn blob(size: usize) -> String {
     "x".repeat(size)
 }
 
-/// Sends `count` progress notifications `millis` apart, then answers.
+/// Sends `count` progress notifications `millis` apart (back to back when 0), then answers.
 #[mcp_tool]
 pub async fn ticks(count: u32, millis: u64, ctx: Context) -> String {
     for i in 1..=count {
         ctx.progress(f64::from(i), f64::from(count)).await;
-        tokio::time::sleep(Duration::from_millis(millis)).await;
+        if millis > 0 {
+            tokio::time::sleep(Duration::from_millis(millis)).await;
+        }
     }
     format!("{count} ticks")
 }

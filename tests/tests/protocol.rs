@@ -76,13 +76,16 @@ async fn slow(millis: u64) -> String {
     format!("slept {millis} ms")
 }
 
-static COUNTED_RUNS: AtomicUsize = AtomicUsize::new(0);
+/// Opened by the test, one call at a time.
+static GATE: tokio::sync::Notify = tokio::sync::Notify::const_new();
+static GATED_RUNS: AtomicUsize = AtomicUsize::new(0);
 
-/// Counts its runs.
+/// Waits for the gate, then counts the calls that got through.
 #[mcp_tool]
-fn counted() -> &'static str {
-    COUNTED_RUNS.fetch_add(1, Ordering::SeqCst);
-    "counted"
+async fn gated() -> &'static str {
+    GATE.notified().await;
+    GATED_RUNS.fetch_add(1, Ordering::SeqCst);
+    "through"
 }
 
 /// Reports progress and logs.
@@ -94,6 +97,20 @@ async fn steps(count: u32, ctx: Context) -> String {
         ctx.warning(format!("warning {i}")).await;
     }
     format!("{count} steps")
+}
+
+static LATCH_OPEN: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
+static LATCH: std::sync::Condvar = std::sync::Condvar::new();
+
+/// Blocks its thread until the test opens the latch (5 s at most); logs through `tracing`
+/// first, and panics when asked to fail.
+#[mcp_tool(blocking)]
+fn latched(fail: bool) -> &'static str {
+    tracing::warn!("waiting at the latch");
+    assert!(!fail, "latched was asked to fail");
+    let open = LATCH_OPEN.lock().unwrap();
+    let (open, _) = LATCH.wait_timeout_while(open, Duration::from_secs(5), |open| !*open).unwrap();
+    if *open { "opened" } else { "still shut" }
 }
 
 /// Logs through `tracing`.
@@ -346,19 +363,25 @@ async fn a_cancelled_request_is_dropped_and_never_answered() {
 }
 
 #[tokio::test]
-async fn a_request_cancelled_before_its_handler_starts_never_runs_it() {
-    let client = TestClient::connect(server!().tools(tools![counted])).await;
-    // Back to back, as a transport hands over one burst of input: on this single-threaded test
-    // runtime the call's task cannot run before the cancellation is handled.
-    client.send_raw(r#"{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"counted"}}"#).await;
-    client.notify("notifications/cancelled", json!({"requestId": "c"})).await;
+async fn a_handler_woken_and_cancelled_at_once_is_never_polled_again() {
+    let client = TestClient::connect(server!().tools(tools![gated])).await;
+    client.send_raw(r#"{"jsonrpc":"2.0","id":"g","method":"tools/call","params":{"name":"gated"}}"#).await;
+    tokio::time::sleep(Duration::from_millis(20)).await; // its task now waits at the gate
+    // Both before its task runs again (this test's runtime has one thread): the wake-up
+    // must not reach the handler of a cancelled request.
+    GATE.notify_one();
+    client.notify("notifications/cancelled", json!({"requestId": "g"})).await;
     assert_eq!(client.request("ping", json!({})).await.unwrap(), json!({}));
     tokio::time::sleep(Duration::from_millis(50)).await;
-    assert_eq!(COUNTED_RUNS.load(Ordering::SeqCst), 0, "the cancelled handler ran");
+    assert_eq!(GATED_RUNS.load(Ordering::SeqCst), 0, "the cancelled handler went on");
     assert_eq!(client.received().await, Vec::<Value>::new(), "no answer for a cancelled request");
-    // Not cancelled, it runs.
-    assert_eq!(client.call_tool("counted", json!({})).await.unwrap().text(), Some("counted"));
-    assert_eq!(COUNTED_RUNS.load(Ordering::SeqCst), 1);
+    // Not cancelled, it goes through.
+    let (_, answer) = client.start_request("tools/call", json!({"name": "gated"})).await;
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    GATE.notify_one();
+    let answer = tokio::time::timeout(Duration::from_secs(5), answer).await.unwrap().unwrap();
+    assert_eq!(answer["result"]["content"][0]["text"], "through");
+    assert_eq!(GATED_RUNS.load(Ordering::SeqCst), 1);
     assert_valid(&client);
 }
 
@@ -433,6 +456,28 @@ async fn tracing_events_inside_a_tool_reach_the_client() {
     assert_eq!(logs[0]["params"]["level"], "warning");
     assert_eq!(logs[0]["params"]["data"], "from tracing answer=42");
     assert_eq!(logs[0]["params"]["logger"], "protocol");
+    assert_valid(&client);
+}
+
+#[tokio::test]
+async fn a_blocking_tool_runs_off_the_connection_with_its_context() {
+    mcp_runtime::logging::init();
+    let client = TestClient::connect(server().tools(tools![latched])).await;
+    let (_, latched) =
+        client.start_request("tools/call", json!({"name": "latched", "arguments": {"fail": false}})).await;
+    // This test's runtime has one thread: had `latched` run on it, nothing would be served
+    // until the latch timed out.
+    assert_eq!(client.call_tool("echo", json!({"message": "meanwhile"})).await.unwrap().text(), Some("meanwhile"));
+    *LATCH_OPEN.lock().unwrap() = true;
+    LATCH.notify_all();
+    let latched = tokio::time::timeout(Duration::from_secs(10), latched).await.unwrap().unwrap();
+    assert_eq!(latched["result"]["content"][0]["text"], "opened");
+    let logs = client.received().await;
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    assert_eq!(logs[0]["params"]["data"], "waiting at the latch");
+    // A panic on the blocking pool is the tool's error result, as anywhere else.
+    let failed = client.call_tool("latched", json!({"fail": true})).await.unwrap();
+    assert!(failed.is_error && failed.text().unwrap().contains("panicked"), "{failed:?}");
     assert_valid(&client);
 }
 

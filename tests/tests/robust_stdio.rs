@@ -361,3 +361,20 @@ async fn a_client_that_does_not_read_gets_backpressure_not_unbounded_memory() {
     let status = server.wait(Duration::from_secs(3)).await;
     assert!(status.success(), "exit status {status}");
 }
+
+#[tokio::test]
+async fn progress_from_a_handler_that_finishes_at_once_precedes_its_result() {
+    // No await in `ticks` waits here, so the handler finishes in its first poll and its answer
+    // takes the direct path out, while its progress went through the handlers' queue.
+    let mut server = started().await;
+    let params = json!({"name": "ticks", "arguments": {"count": 50, "millis": 0}, "_meta": {"progressToken": "p"}});
+    let (answer, before) = server.request(7, "tools/call", params).await;
+    assert_eq!(answer["result"]["content"][0]["text"], "50 ticks", "{answer}");
+    let progress: Vec<f64> = before
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .map(|m| m["params"]["progress"].as_f64().unwrap())
+        .collect();
+    assert_eq!(progress, (1..=50).map(f64::from).collect::<Vec<_>>());
+    assert_still_serves(server).await;
+}

@@ -3,7 +3,8 @@
 use crate::handler::options::{CommonOptions, flag, key, parse_options, set};
 use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
-use syn::{LitInt, LitStr};
+use syn::spanned::Spanned as _;
+use syn::{LitBool, LitInt, LitStr};
 
 #[derive(Default)]
 pub(crate) struct ToolOptions {
@@ -17,9 +18,11 @@ pub(crate) struct ToolOptions {
     pub input_schema: Option<LitStr>,
     pub scopes: Option<Vec<LitStr>>,
     pub timeout_ms: Option<LitInt>,
+    /// Spanned at the key, to point at it when the function is async.
+    pub blocking: Option<LitBool>,
 }
 
-const TOOL_OPTIONS: &str = "name, title, description, read_only, destructive, idempotent, open_world, confirm, hidden, icon, input_schema, scopes, timeout_ms";
+const TOOL_OPTIONS: &str = "name, title, description, read_only, destructive, idempotent, open_world, confirm, hidden, icon, input_schema, scopes, timeout_ms, blocking";
 
 impl ToolOptions {
     pub fn parse(attr: TokenStream) -> syn::Result<Self> {
@@ -42,6 +45,7 @@ impl ToolOptions {
             "confirm" => set(&meta, &mut self.confirm, flag(&meta)?),
             "hidden" => set(&meta, &mut self.hidden, flag(&meta)?),
             "scopes" => set(&meta, &mut self.scopes, scope_list(&meta)?),
+            "blocking" => set(&meta, &mut self.blocking, LitBool::new(flag(&meta)?, meta.path.span())),
             "timeout_ms" => {
                 let millis: LitInt = meta.value()?.parse()?;
                 if millis.base10_parse::<u64>()? == 0 {

@@ -36,6 +36,11 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
     let extract = handler::expand::extract_injected(tool, |error| error);
     let call = handler::expand::call(tool);
     let into_result = quote_spanned!(output_span=> #output_trait::into_tool_result(#call));
+    let into_result = if options.blocking.as_ref().is_some_and(|b| b.value) {
+        quote!(::mcp_runtime::__private::run_blocking(move || #into_result).await)
+    } else {
+        into_result
+    };
 
     let input_schema = match &options.input_schema {
         Some(schema) => quote!(|| ::mcp_runtime::__private::verbatim_schema(#schema)),

@@ -12,6 +12,13 @@ pub(crate) fn check(tool: &HandlerFn, options: &ToolOptions, errors: &mut Errors
     for scope in options.scopes.iter().flatten() {
         check_scope(scope, errors);
     }
+    if let Some(blocking) = options.blocking.as_ref().filter(|b| b.value && tool.is_async()) {
+        errors.error(
+            blocking,
+            "`blocking` is for sync functions, which it moves to tokio's blocking pool; an async tool \
+             waits without blocking: remove `blocking`, or make the function a plain `fn`",
+        );
+    }
 }
 
 /// An OAuth scope token (RFC 6749 §3.3): printable ASCII without spaces, `"` or a backslash.

@@ -3,9 +3,10 @@
 //!
 //! A transport feeds each incoming message to [`Connection::receive`] with the [`Sink`] its
 //! answer should go to, and writes out whatever arrives there; a transport that writes for
-//! itself (stdio) uses [`Connection::receive_now`], which hands back the answers that need no
-//! user code instead of queuing them. Requests that run user code are spawned on their own
-//! task, so a slow tool never holds up the next message.
+//! itself (stdio) uses [`Connection::receive_now`], which hands back the answers ready at once
+//! instead of queuing them. A handler of user code is polled once where its request arrived;
+//! one that waits (I/O, a timer, the client) continues on a task of its own, so it never holds
+//! up the next message.
 
 pub(crate) mod outgoing;
 mod request_state;
@@ -19,25 +20,27 @@ use crate::jsonrpc::{self, ErrorObject, Incoming, RequestId, code};
 use crate::registry::Change;
 use crate::router::{self, PanicAnswer, Reply, Route, Task};
 use crate::server::ServerCore;
-use futures_util::FutureExt as _;
+use futures_util::future::BoxFuture;
 use outgoing::Sink;
 use serde::Deserialize;
 use serde_json::json;
 use serde_json::value::RawValue;
 use session::Session;
+use stateless::Step;
 use std::future::Future as _;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use std::task::{Poll, Waker};
 use tokio::task::JoinHandle;
 
 /// What a message produced at once, for [`Connection::receive_now`].
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Received {
-    /// The answer, ready without running user code. It goes out after whatever is already
-    /// queued on the sink.
+    /// The answer, ready at once. It goes out after whatever is already queued on the sink
+    /// (its own handler's progress and logs among them).
     Answer(Vec<u8>),
     /// Nothing to send now: a notification, a client's answer, or a request whose handler
-    /// runs on its own task and queues its answer on the sink.
+    /// waits on its own task and queues its answer on the sink.
     Nothing,
     /// The client asked the server to exit (`exit` notification).
     Exit,
@@ -86,8 +89,8 @@ impl Connection {
         self.session.set_stream_closer(closer);
     }
 
-    /// Handles one message, queuing every answer on `sink`: answers that need no user code
-    /// before this returns, the others from their own tasks. (`exit` means nothing to a
+    /// Handles one message, queuing every answer on `sink`: answers ready at once before this
+    /// returns, the others from their handlers' tasks. (`exit` means nothing to a
     /// transport that serves many requests per connection.)
     pub async fn receive(&self, bytes: &[u8], sink: &Sink) {
         if let Received::Answer(bytes) = self.receive_now(bytes, sink) {
@@ -95,8 +98,8 @@ impl Connection {
         }
     }
 
-    /// Handles one message without waiting: an answer that needs no user code is returned
-    /// for the transport to write; handlers run on their own tasks and answer on `sink`.
+    /// Handles one message without waiting: an answer ready at once is returned for the
+    /// transport to write; handlers that wait continue on their own tasks and answer on `sink`.
     pub fn receive_now(&self, bytes: &[u8], sink: &Sink) -> Received {
         match jsonrpc::decode(bytes) {
             Err(rejected) => Received::Answer(jsonrpc::encode_error(rejected.id.as_ref(), &rejected.error)),
@@ -129,17 +132,21 @@ impl Connection {
                 let registry = session.server.catalog.snapshot();
                 match router::route(&registry, session, session.protocol_version(), method, params) {
                     Route::Reply(reply) => return Received::Answer(encode_answer(&id, reply)),
-                    Route::Spawn(task) => return self.spawn(id, task, sink, None),
+                    Route::Spawn(task) => return self.run_handler(id, task, sink, None),
                 }
             }
         };
         Received::Answer(encode_answer(&id, reply))
     }
 
-    /// Runs a handler of user code on its own task, cancellable by `notifications/cancelled`,
-    /// with panics turned into answers. A stateless request (`call`) may stop early to ask the
-    /// client for input.
-    fn spawn(&self, id: RequestId, task: Task, sink: &Sink, call: Option<stateless::StatelessCall>) -> Received {
+    /// Runs a handler of user code, cancellable by `notifications/cancelled`, with panics
+    /// turned into answers. A stateless request (`call`) may stop early to ask the client for
+    /// input.
+    ///
+    /// The first poll happens here, on the transport's task: most handlers (every sync tool)
+    /// finish in it, and then cost no task, no channel hop and no wake-up. One still pending
+    /// moves to its own task, so a tool awaiting I/O never holds up the next message.
+    fn run_handler(&self, id: RequestId, task: Task, sink: &Sink, call: Option<stateless::StatelessCall>) -> Received {
         let Some(cancellation) = self.session.begin(&id) else {
             let error = ErrorObject::new(
                 code::INVALID_REQUEST,
@@ -147,36 +154,30 @@ impl Connection {
             );
             return Received::Answer(encode_answer(&id, Err(error)));
         };
-        let session = Arc::clone(&self.session);
         let state = call.as_ref().map(stateless::StatelessCall::context_state);
-        let ctx = Context::new(id.clone(), task.meta, cancellation.clone(), Arc::clone(&session), sink.clone(), state);
-        let (sink, run, on_panic) = (sink.clone(), task.run, task.on_panic);
+        let ctx =
+            Context::new(id.clone(), task.meta, cancellation.clone(), Arc::clone(&self.session), sink.clone(), state);
+        let mut handler = (task.run)(ctx.clone());
+        // No waker to give: a handler left pending is polled again, with its task's waker,
+        // as soon as that task starts, and a future registers the waker of its latest poll.
+        if let Poll::Ready(step) = advance(&ctx, &mut handler, &mut std::task::Context::from_waker(Waker::noop())) {
+            let reply = step.into_reply(call.as_ref(), task.on_panic, &self.session.server);
+            self.session.finish(&id);
+            return Received::Answer(encode_answer(&id, reply.map(Reply::Raw)));
+        }
+        let (session, sink, on_panic) = (Arc::clone(&self.session), sink.clone(), task.on_panic);
         tokio::spawn(async move {
-            let mut handler =
-                std::pin::pin!(CURRENT.scope(ctx.clone(), AssertUnwindSafe(run(ctx.clone())).catch_unwind()));
             // Runs the handler until it finishes or, stateless, stops waiting on the client;
-            // `None` once cancelled. A cancelled handler is never polled again, and the
-            // cancellation is only waited for (a waiter registered) while the handler is
-            // pending: most calls finish in their first poll.
-            let mut cancelled = std::pin::pin!(None);
+            // `None` once cancelled. A cancelled handler is never polled again.
+            let mut cancelled = std::pin::pin!(cancellation.cancelled());
             let step = std::future::poll_fn(|cx| {
-                use std::task::Poll;
                 if cancellation.is_cancelled() {
                     return Poll::Ready(None);
                 }
-                if let Poll::Ready(outcome) = handler.as_mut().poll(cx) {
-                    return Poll::Ready(Some(stateless::Step::Done(outcome)));
+                if let Poll::Ready(step) = advance(&ctx, &mut handler, cx) {
+                    return Poll::Ready(Some(step));
                 }
-                if let Some(requests) = ctx.stateless().and_then(|s| s.round.pending_requests()) {
-                    return Poll::Ready(Some(stateless::Step::InputRequired(requests)));
-                }
-                if cancelled.is_none() {
-                    cancelled.set(Some(cancellation.cancelled()));
-                }
-                match cancelled.as_mut().as_pin_mut().map(|waiting| waiting.poll(cx)) {
-                    Some(Poll::Ready(())) => Poll::Ready(None),
-                    _ => Poll::Pending,
-                }
+                cancelled.as_mut().poll(cx).map(|()| None)
             });
             let Some(step) = step.await else { return };
             let reply = step.into_reply(call.as_ref(), on_panic, &session.server);
@@ -225,6 +226,25 @@ impl Connection {
             tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         }
         self.session.cancel_all();
+    }
+}
+
+/// Polls a handler once with its request's context set, a panic caught as its outcome.
+/// Ready when it finished, or when a stateless handler waits on input from the client.
+fn advance(
+    ctx: &Context,
+    handler: &mut BoxFuture<'static, router::Outcome>,
+    cx: &mut std::task::Context<'_>,
+) -> Poll<Step> {
+    let polled =
+        CURRENT.sync_scope(ctx.clone(), || std::panic::catch_unwind(AssertUnwindSafe(|| handler.as_mut().poll(cx))));
+    match polled {
+        Ok(Poll::Ready(outcome)) => Poll::Ready(Step::Done(Ok(outcome))),
+        Err(panic) => Poll::Ready(Step::Done(Err(panic))),
+        Ok(Poll::Pending) => match ctx.stateless().and_then(|s| s.round.pending_requests()) {
+            Some(requests) => Poll::Ready(Step::InputRequired(requests)),
+            None => Poll::Pending,
+        },
     }
 }
 

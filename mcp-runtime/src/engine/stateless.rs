@@ -135,7 +135,7 @@ impl Connection {
                     reply.and_then(|reply| router::to_raw(&reply)).and_then(|raw| call.complete(Ok(raw), server));
                 answer(reply.map(Reply::Raw))
             }
-            Route::Spawn(task) => self.spawn(id, task, sink, Some(call)),
+            Route::Spawn(task) => self.run_handler(id, task, sink, Some(call)),
         }
     }
 }
@@ -330,7 +330,7 @@ async fn notify(sink: &Sink, method: &str, params: Value) {
 
 /// What a stateless handler did: finished (or panicked), or stopped to wait on the client.
 pub(super) enum Step {
-    Done(std::thread::Result<Result<Box<RawValue>, ErrorObject>>),
+    Done(std::thread::Result<crate::router::Outcome>),
     InputRequired(Map<String, Value>),
 }
 

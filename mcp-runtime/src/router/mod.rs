@@ -1,5 +1,5 @@
 //! The router: method name to handler. Handlers that need no user code answer at once
-//! ([`Route::Reply`]); the others return a [`Task`] the engine runs on its own task.
+//! ([`Route::Reply`]); the others return a [`Task`] of user code for the engine to run.
 
 mod completion;
 mod lifecycle;
@@ -50,8 +50,11 @@ impl Serialize for Reply<'_> {
     }
 }
 
-/// The user-code part of a request, given its context; yields the serialized result.
-pub(crate) type Handler = Box<dyn FnOnce(Context) -> BoxFuture<'static, Result<Box<RawValue>, ErrorObject>> + Send>;
+/// What a handler of user code yields: the serialized result, or the error to answer.
+pub(crate) type Outcome = Result<Box<RawValue>, ErrorObject>;
+
+/// The user-code part of a request, given its context.
+pub(crate) type Handler = Box<dyn FnOnce(Context) -> BoxFuture<'static, Outcome> + Send>;
 
 /// Work that runs user code, to be spawned by the engine.
 pub(crate) struct Task {

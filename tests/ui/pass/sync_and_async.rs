@@ -12,6 +12,13 @@ async fn slow_echo(text: String) -> String {
     text
 }
 
+/// Hash a file: slow, blocking work, run on tokio's blocking pool.
+#[mcp_tool(blocking, read_only)]
+fn checksum(path: String) -> Result<String, String> {
+    let bytes = std::fs::read(&path).map_err(|err| format!("cannot read {path}: {err}"))?;
+    Ok(format!("{:x}", bytes.iter().fold(0u64, |sum, &b| sum.wrapping_mul(31).wrapping_add(u64::from(b)))))
+}
+
 /// No parameters and no return value.
 #[mcp_tool(destructive = false, icon = "https://example.com/icon.png")]
 fn ping() {}
@@ -21,6 +28,7 @@ fn main() {
     assert_eq!(add(1.0, 2.0), 3.0);
     let _future = slow_echo(String::from("hi"));
     ping();
-    let tools = tools![add, slow_echo, ping];
-    assert_eq!(tools.len(), 3);
+    assert!(checksum(String::from("/nonexistent")).is_err());
+    let tools = tools![add, slow_echo, checksum, ping];
+    assert_eq!(tools.len(), 4);
 }

@@ -2,9 +2,9 @@
 //!
 //! One task serves the connection: it reads a burst of input, dispatches every message in it,
 //! and writes the answers, so a call answered at once costs a read and a write and no thread
-//! hand-off (see `streams` for how stdin and stdout become pollable). Handlers run on tasks
-//! of their own and queue what they send; the task writes that too, in as few writes as the
-//! client allows.
+//! hand-off (see `streams` for how stdin and stdout become pollable). Handlers that wait
+//! continue on tasks of their own and queue what they send; the task writes that too, in as
+//! few writes as the client allows.
 
 mod lines;
 mod outbox;

@@ -16,7 +16,7 @@ const HIGH_WATER: usize = 256 * 1024;
 const MESSAGES_PER_WRITE: usize = 64;
 
 pub(super) struct Outbox {
-    /// Messages from handlers running on their own tasks (answers, progress, logs, requests).
+    /// Messages from handlers (progress, logs, requests to the client, answers of those that waited).
     queued: mpsc::Receiver<Outgoing>,
     /// Messages not yet written, oldest first, each without its newline: they are written
     /// with one vectored write, never copied.
@@ -38,9 +38,12 @@ impl Outbox {
         self.size < HIGH_WATER
     }
 
-    /// Adds a message after everything queued before it.
+    /// Adds a message after everything queued before it, room or not: an answer returned at
+    /// once must not overtake what its own handler queued (progress, logs).
     pub fn push(&mut self, message: Vec<u8>) {
-        self.collect();
+        while let Ok(queued) = self.queued.try_recv() {
+            self.append(queued.bytes);
+        }
         self.append(message);
     }
 
