@@ -10,7 +10,8 @@ use crate::server::{Implementation, ServerHandle};
 use crate::tool::CallToolResult;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering, fence};
+use std::sync::{Arc, OnceLock};
 use tokio_util::sync::CancellationToken;
 
 tokio::task_local! {
@@ -28,7 +29,7 @@ pub struct Context {
 struct Inner {
     request_id: RequestId,
     meta: Option<Map<String, Value>>,
-    cancellation: CancellationToken,
+    cancellation: Cancellation,
     session: Arc<Session>,
     /// Where this request's progress, logs and requests to the client go.
     sink: Sink,
@@ -37,6 +38,38 @@ struct Inner {
     /// The verified caller (HTTP with authorization).
     #[cfg(feature = "auth")]
     auth: Option<Arc<crate::auth::AuthInfo>>,
+}
+
+/// Whether the client cancelled the request. The token those who wait need is made on first
+/// use: most requests finish without anyone asking, and a token costs an allocation and a
+/// lock per clone.
+#[derive(Default)]
+struct Cancellation {
+    cancelled: AtomicBool,
+    token: OnceLock<CancellationToken>,
+}
+
+impl Cancellation {
+    fn cancel(&self) {
+        self.cancelled.store(true, Ordering::SeqCst);
+        fence(Ordering::SeqCst); // pairs with `token`'s: one of the two sees the other's write
+        if let Some(token) = self.token.get() {
+            token.cancel();
+        }
+    }
+
+    fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::SeqCst)
+    }
+
+    fn token(&self) -> &CancellationToken {
+        let token = self.token.get_or_init(CancellationToken::new);
+        fence(Ordering::SeqCst);
+        if self.is_cancelled() {
+            token.cancel();
+        }
+        token
+    }
 }
 
 /// What a stateless request carries instead of a session: the client's view from `_meta`, and
@@ -50,7 +83,6 @@ impl Context {
     pub(crate) fn new(
         request_id: RequestId,
         meta: Option<Map<String, Value>>,
-        cancellation: CancellationToken,
         session: Arc<Session>,
         sink: Sink,
         stateless: Option<Arc<Stateless>>,
@@ -59,7 +91,7 @@ impl Context {
             inner: Arc::new(Inner {
                 request_id,
                 meta,
-                cancellation,
+                cancellation: Cancellation::default(),
                 session,
                 sink,
                 stateless,
@@ -122,12 +154,18 @@ impl Context {
     /// Resolves when the client cancels this request. The handler's future is dropped on
     /// cancellation anyway; this is for work the handler spawned elsewhere.
     pub async fn cancelled(&self) {
-        self.inner.cancellation.cancelled().await
+        self.inner.cancellation.token().cancelled().await
     }
 
     /// A token cancelled with this request, to hand to spawned tasks.
     pub fn cancellation_token(&self) -> CancellationToken {
-        self.inner.cancellation.clone()
+        self.inner.cancellation.token().clone()
+    }
+
+    /// Marks the request cancelled (the engine has already dropped it from the requests in
+    /// flight).
+    pub(crate) fn cancel(&self) {
+        self.inner.cancellation.cancel();
     }
 
     /// The client's name and version, as it introduced itself.
@@ -267,5 +305,24 @@ impl FromContext for Context {
 impl FromContext for CancellationToken {
     fn from_context(ctx: &Context) -> Result<Self, CallToolResult> {
         Ok(ctx.cancellation_token())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cancellation;
+
+    #[test]
+    fn a_token_made_before_or_after_the_cancellation_is_cancelled() {
+        let early = Cancellation::default();
+        let token = early.token().clone();
+        assert!(!token.is_cancelled() && !early.is_cancelled());
+        early.cancel();
+        assert!(token.is_cancelled() && early.is_cancelled());
+
+        let late = Cancellation::default();
+        late.cancel();
+        assert!(late.is_cancelled());
+        assert!(late.token().is_cancelled(), "a token first asked for after the cancellation");
     }
 }

@@ -147,16 +147,16 @@ impl Connection {
     /// finish in it, and then cost no task, no channel hop and no wake-up. One still pending
     /// moves to its own task, so a tool awaiting I/O never holds up the next message.
     fn run_handler(&self, id: RequestId, task: Task, sink: &Sink, call: Option<stateless::StatelessCall>) -> Received {
-        let Some(cancellation) = self.session.begin(&id) else {
+        let state = call.as_ref().map(stateless::StatelessCall::context_state);
+        let session = Arc::clone(&self.session);
+        let context = || Context::new(id.clone(), task.meta, session, sink.clone(), state);
+        let Some(ctx) = self.session.begin(&id, context) else {
             let error = ErrorObject::new(
                 code::INVALID_REQUEST,
                 format!("Invalid Request: request id {id} is already in use by a request in flight"),
             );
             return Received::Answer(encode_answer(&id, Err(error)));
         };
-        let state = call.as_ref().map(stateless::StatelessCall::context_state);
-        let ctx =
-            Context::new(id.clone(), task.meta, cancellation.clone(), Arc::clone(&self.session), sink.clone(), state);
         let mut handler = (task.run)(ctx.clone());
         // No waker to give: a handler left pending is polled again, with its task's waker,
         // as soon as that task starts, and a future registers the waker of its latest poll.
@@ -169,9 +169,9 @@ impl Connection {
         tokio::spawn(async move {
             // Runs the handler until it finishes or, stateless, stops waiting on the client;
             // `None` once cancelled. A cancelled handler is never polled again.
-            let mut cancelled = std::pin::pin!(cancellation.cancelled());
+            let mut cancelled = std::pin::pin!(ctx.cancelled());
             let step = std::future::poll_fn(|cx| {
-                if cancellation.is_cancelled() {
+                if ctx.is_cancelled() {
                     return Poll::Ready(None);
                 }
                 if let Poll::Ready(step) = advance(&ctx, &mut handler, cx) {

@@ -2,6 +2,7 @@
 //! ways, and the sink for messages not tied to a request (list changes, resource updates).
 
 use super::outgoing::{self, Sink};
+use crate::Context;
 use crate::client::Root;
 use crate::jsonrpc::{self, ErrorObject, RequestId};
 use crate::logging::LoggingLevel;
@@ -14,7 +15,6 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use tokio::sync::oneshot;
-use tokio_util::sync::CancellationToken;
 
 /// What the client said about itself in `initialize`.
 #[derive(Debug)]
@@ -37,7 +37,7 @@ pub(crate) struct Session {
     client: OnceLock<ClientState>,
     initialized: AtomicBool,
     log_level: AtomicU8,
-    in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
+    in_flight: Mutex<HashMap<RequestId, Context>>,
     next_request_id: AtomicI64,
     awaiting_client: Mutex<HashMap<RequestId, oneshot::Sender<ClientAnswer>>>,
     /// The client's roots, and a generation bumped by `notifications/roots/list_changed`
@@ -133,11 +133,13 @@ impl Session {
         outgoing::send(sink, jsonrpc::encode_notification(method, params), false).await
     }
 
-    /// Registers a request in flight; `None` if a request with the same id is still running.
-    pub fn begin(&self, id: &RequestId) -> Option<CancellationToken> {
+    /// Registers a request in flight with the context `context` makes for it; `None` if a
+    /// request with the same id is still running. (The table holds each context until its
+    /// request ends, so a request's context keeps its session alive until then.)
+    pub fn begin(&self, id: &RequestId, context: impl FnOnce() -> Context) -> Option<Context> {
         match lock(&self.in_flight).entry(id.clone()) {
             std::collections::hash_map::Entry::Occupied(_) => None,
-            std::collections::hash_map::Entry::Vacant(slot) => Some(slot.insert(CancellationToken::new()).clone()),
+            std::collections::hash_map::Entry::Vacant(slot) => Some(slot.insert(context()).clone()),
         }
     }
 
@@ -159,16 +161,18 @@ impl Session {
 
     /// Cancels a request in flight: its handler is dropped and no answer is sent.
     pub fn cancel(&self, id: &RequestId) {
-        if let Some(token) = lock(&self.in_flight).remove(id) {
-            token.cancel();
+        let cancelled = lock(&self.in_flight).remove(id);
+        if let Some(context) = cancelled {
+            context.cancel();
         }
     }
 
     /// Cancels every request in flight and abandons requests to the client (the connection
     /// is going away).
     pub fn cancel_all(&self) {
-        for (_, token) in lock(&self.in_flight).drain() {
-            token.cancel();
+        let cancelled: Vec<Context> = lock(&self.in_flight).drain().map(|(_, context)| context).collect();
+        for context in cancelled {
+            context.cancel();
         }
         lock(&self.awaiting_client).clear();
     }
