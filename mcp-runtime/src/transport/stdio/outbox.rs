@@ -12,25 +12,42 @@ use tokio::sync::mpsc;
 /// client that stops reading holds up the server's handlers rather than its memory.
 const HIGH_WATER: usize = 256 * 1024;
 
-/// Messages handed to one `writev`.
-const MESSAGES_PER_WRITE: usize = 64;
+/// Chunks handed to one `writev`.
+const CHUNKS_PER_WRITE: usize = 64;
+
+/// Messages up to this size are copied into a shared buffer next to their neighbours, and their
+/// own allocation freed at once: with dozens of answers waiting for one write, keeping each
+/// `Vec` alive overflowed glibc's per-thread cache and made every allocation take the slow path.
+const BATCHED_UP_TO: usize = 4096;
+
+/// An emptied batch buffer up to this capacity is kept for the next batch.
+const SPARE_UP_TO: usize = 64 * 1024;
+
+/// One or more messages joined by newlines, without the last newline (the write adds it).
+struct Chunk {
+    bytes: Vec<u8>,
+    /// A buffer of small messages that later small ones may join, rather than one message's.
+    batch: bool,
+}
 
 pub(super) struct Outbox {
     /// Messages from handlers (progress, logs, requests to the client, answers of those that waited).
     queued: mpsc::Receiver<Outgoing>,
-    /// Messages not yet written, oldest first, each without its newline: they are written
-    /// with one vectored write, never copied.
-    pending: VecDeque<Vec<u8>>,
-    /// How much of the first pending message (counting its newline) is written.
+    /// Messages not yet written, oldest first: large ones as they came, small ones batched.
+    /// Up to 64 chunks go to one vectored write.
+    pending: VecDeque<Chunk>,
+    /// How much of the first pending chunk (counting its newline) is written.
     written: usize,
     /// Bytes in `pending` not yet written.
     size: usize,
+    /// The buffer of the last batch written, for the next one.
+    spare: Vec<u8>,
     output: Output,
 }
 
 impl Outbox {
     pub fn new(queued: mpsc::Receiver<Outgoing>, output: Output) -> Self {
-        Self { queued, pending: VecDeque::new(), written: 0, size: 0, output }
+        Self { queued, pending: VecDeque::new(), written: 0, size: 0, spare: Vec::new(), output }
     }
 
     /// Whether the client keeps up: false while much is waiting for it to read.
@@ -100,33 +117,47 @@ impl Outbox {
 
     fn append(&mut self, message: Vec<u8>) {
         self.size += message.len() + 1;
-        self.pending.push_back(message);
+        if message.len() > BATCHED_UP_TO {
+            self.pending.push_back(Chunk { bytes: message, batch: false });
+        } else if let Some(batch) = self.pending.back_mut().filter(|chunk| chunk.batch) {
+            batch.bytes.push(b'\n');
+            batch.bytes.extend_from_slice(&message);
+        } else {
+            let mut bytes = std::mem::take(&mut self.spare);
+            bytes.extend_from_slice(&message);
+            self.pending.push_back(Chunk { bytes, batch: true });
+        }
     }
 
     /// Drops what a write took from the front.
     fn consume(&mut self, mut count: usize) {
         self.size -= count;
         while let Some(first) = self.pending.front() {
-            let rest = first.len() + 1 - self.written;
+            let rest = first.bytes.len() + 1 - self.written;
             if count < rest {
                 self.written += count;
                 return;
             }
             count -= rest;
             self.written = 0;
-            self.pending.pop_front();
+            if let Some(Chunk { mut bytes, batch: true }) = self.pending.pop_front()
+                && bytes.capacity() <= SPARE_UP_TO
+            {
+                bytes.clear();
+                self.spare = bytes;
+            }
         }
     }
 }
 
-/// One vectored write of the first pending messages and their newlines; the count written.
-async fn write_some(output: &mut Output, pending: &VecDeque<Vec<u8>>, written: usize) -> io::Result<usize> {
-    let mut slices = [IoSlice::new(&[]); 2 * MESSAGES_PER_WRITE]; // on the stack: no allocation
+/// One vectored write of the first pending chunks and their newlines; the count written.
+async fn write_some(output: &mut Output, pending: &VecDeque<Chunk>, written: usize) -> io::Result<usize> {
+    let mut slices = [IoSlice::new(&[]); 2 * CHUNKS_PER_WRITE]; // on the stack: no allocation
     let mut count = 0;
-    for (index, message) in pending.iter().take(MESSAGES_PER_WRITE).enumerate() {
+    for (index, chunk) in pending.iter().take(CHUNKS_PER_WRITE).enumerate() {
         let skip = if index == 0 { written } else { 0 };
-        if skip < message.len() {
-            slices[count] = IoSlice::new(&message[skip..]);
+        if skip < chunk.bytes.len() {
+            slices[count] = IoSlice::new(&chunk.bytes[skip..]);
             count += 1;
         }
         slices[count] = IoSlice::new(b"\n");
@@ -150,7 +181,8 @@ mod tests {
         let (client, server) = tokio::io::duplex(1000);
         let (sink, queued) = mpsc::channel(8);
         let mut outbox = Outbox::new(queued, Box::pin(server));
-        let messages: Vec<Vec<u8>> = (0..50u8).map(|i| vec![b'a' + i % 26; 37 * usize::from(i)]).collect();
+        // From empty to 7 KB: batched and not, written in pieces through the 1000-byte pipe.
+        let messages: Vec<Vec<u8>> = (0..50u8).map(|i| vec![b'a' + i % 26; 150 * usize::from(i)]).collect();
         let expected: Vec<u8> = messages.iter().flat_map(|m| m.iter().copied().chain([b'\n'])).collect();
         let reader = tokio::spawn(async move {
             let mut client = client;
@@ -167,5 +199,23 @@ mod tests {
         }
         outbox.flush(Duration::from_secs(5)).await;
         assert_eq!(reader.await.unwrap().unwrap(), expected);
+    }
+
+    #[tokio::test]
+    async fn small_messages_share_a_buffer_and_large_ones_keep_theirs() {
+        let (mut client, server) = tokio::io::duplex(64 * 1024);
+        let (_sink, queued) = mpsc::channel(8);
+        let mut outbox = Outbox::new(queued, Box::pin(server));
+        let large = vec![b'L'; BATCHED_UP_TO + 1];
+        for message in [&b"a"[..], b"", b"bc", &large, b"d", b"e"] {
+            outbox.push(message.to_vec());
+        }
+        let chunks: Vec<(usize, bool)> = outbox.pending.iter().map(|c| (c.bytes.len(), c.batch)).collect();
+        assert_eq!(chunks, [(5, true), (BATCHED_UP_TO + 1, false), (3, true)]);
+        outbox.flush(Duration::from_secs(5)).await;
+        let mut received = Vec::new();
+        client.read_to_end(&mut received).await.unwrap();
+        let expected = [&b"a\n\nbc\n"[..], &large, b"\nd\ne\n"].concat();
+        assert_eq!(received, expected);
     }
 }
