@@ -118,7 +118,7 @@ struct Envelope<'a> {
     jsonrpc: Option<&'a RawValue>,
     #[serde(borrow, default, deserialize_with = "present")]
     id: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "borrowed")]
     method: Option<Cow<'a, str>>,
     #[serde(borrow, default, deserialize_with = "present")]
     params: Option<&'a RawValue>,
@@ -126,6 +126,14 @@ struct Envelope<'a> {
     result: Option<&'a RawValue>,
     #[serde(default)]
     error: Option<ErrorObject>,
+}
+
+/// Borrows a string without escapes: serde borrows a `Cow` field, but one inside an `Option`
+/// it always copies.
+fn borrowed<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Cow<'de, str>>, D::Error> {
+    #[derive(Deserialize)]
+    struct Borrowed<'a>(#[serde(borrow)] Cow<'a, str>);
+    Option::<Borrowed<'de>>::deserialize(d).map(|text| text.map(|Borrowed(text)| text))
 }
 
 /// Keeps a field that is present but `null` (a plain `Option` would read it as absent).
@@ -297,6 +305,15 @@ mod tests {
         assert!(matches!(d, Incoming::Notification { method, .. } if method == "notifications/initialized"));
         let d = decode(br#"{"jsonrpc":"2.0","id":7,"result":{}}"#).unwrap();
         assert!(matches!(d, Incoming::Response { id: RequestId::Number(7), outcome: Ok(_) }));
+    }
+
+    #[test]
+    fn the_method_is_borrowed_unless_it_has_escapes() {
+        let d = decode(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#).unwrap();
+        assert!(matches!(d, Incoming::Request { method: Cow::Borrowed("tools/call"), .. }));
+        let d = decode(br#"{"jsonrpc":"2.0","id":1,"method":"tools\/call"}"#).unwrap();
+        assert!(matches!(d, Incoming::Request { method: Cow::Owned(m), .. } if m == "tools/call"));
+        assert_eq!(rejected(r#"{"jsonrpc":"2.0","id":1,"method":7}"#).error.code, code::INVALID_REQUEST);
     }
 
     #[test]

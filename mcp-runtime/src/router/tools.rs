@@ -43,9 +43,10 @@ pub(crate) fn call(registry: &Registry, params: Option<&RawValue>) -> Route<'sta
                 Box::pin(async move {
                     if tool.confirm {
                         let fallback = ctx.session().server.confirmation_fallback;
-                        if let Err(refused) =
-                            crate::tool::confirm(&ctx, tool.name, arguments.as_deref(), fallback).await
-                        {
+                        // Boxed: asking the user takes a large future, which would otherwise
+                        // size (and make slower to allocate) every call's.
+                        let confirmed = Box::pin(crate::tool::confirm(&ctx, tool.name, arguments.as_deref(), fallback));
+                        if let Err(refused) = confirmed.await {
                             return to_raw(&refused);
                         }
                     }
