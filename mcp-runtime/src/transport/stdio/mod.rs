@@ -69,6 +69,9 @@ pub(crate) async fn serve(server: Arc<ServerCore>) -> Result<()> {
         if input.is_finished() {
             break; // stdin closed
         }
+        if outbox.write_ready().is_err() {
+            break; // stdout is gone
+        }
         let reads = input.wants_input() && !busy(&outbox);
         tokio::select! {
             biased;

@@ -3,7 +3,10 @@
 use super::streams::Output;
 use crate::engine::outgoing::Outgoing;
 use std::collections::VecDeque;
+use std::future::Future as _;
 use std::io::{self, IoSlice};
+use std::pin::pin;
+use std::task::{Poll, Waker};
 use std::time::Duration;
 use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
@@ -12,8 +15,8 @@ use tokio::sync::mpsc;
 /// client that stops reading holds up the server's handlers rather than its memory.
 const HIGH_WATER: usize = 256 * 1024;
 
-/// Chunks handed to one `writev`.
-const CHUNKS_PER_WRITE: usize = 64;
+/// Chunks handed to one `writev` (small messages are batched, so a chunk often holds many).
+const CHUNKS_PER_WRITE: usize = 16;
 
 /// Messages up to this size are copied into a shared buffer next to their neighbours, and their
 /// own allocation freed at once: with dozens of answers waiting for one write, keeping each
@@ -42,12 +45,14 @@ pub(super) struct Outbox {
     size: usize,
     /// The buffer of the last batch written, for the next one.
     spare: Vec<u8>,
+    /// A flush `write_ready` started but could not finish; `step` finishes it.
+    unflushed: bool,
     output: Output,
 }
 
 impl Outbox {
     pub fn new(queued: mpsc::Receiver<Outgoing>, output: Output) -> Self {
-        Self { queued, pending: VecDeque::new(), written: 0, size: 0, spare: Vec::new(), output }
+        Self { queued, pending: VecDeque::new(), written: 0, size: 0, spare: Vec::new(), unflushed: false, output }
     }
 
     /// Whether the client keeps up: false while much is waiting for it to read.
@@ -64,9 +69,37 @@ impl Outbox {
         self.append(message);
     }
 
+    /// Writes what is pending as far as stdout takes it at once, without waiting: called after
+    /// a burst of input, it saves the serve loop a turn per call. What is left waits for
+    /// [`step`](Self::step). An error means stdout is gone.
+    pub fn write_ready(&mut self) -> io::Result<()> {
+        // A write or flush left pending registered this no-op waker; `step` polls it again
+        // with the task's own, and an `AsyncWrite` wakes the waker of its latest poll.
+        let mut cx = std::task::Context::from_waker(Waker::noop());
+        while !self.pending.is_empty() {
+            let polled = pin!(write_some(&mut self.output, &self.pending, self.written)).poll(&mut cx);
+            match polled {
+                Poll::Ready(written) => self.consume(written?),
+                Poll::Pending => return Ok(()),
+            }
+        }
+        match pin!(self.output.flush()).poll(&mut cx) {
+            Poll::Ready(flushed) => flushed,
+            Poll::Pending => {
+                self.unflushed = true;
+                Ok(())
+            }
+        }
+    }
+
     /// Writes what it can, or waits for a message to write; returns after either. Cancel-safe.
     /// An error means stdout is gone.
     pub async fn step(&mut self) -> io::Result<()> {
+        if self.unflushed && self.pending.is_empty() {
+            self.output.flush().await?;
+            self.unflushed = false;
+            return Ok(());
+        }
         self.collect();
         let has_room = self.has_room();
         tokio::select! {
@@ -217,5 +250,27 @@ mod tests {
         client.read_to_end(&mut received).await.unwrap();
         let expected = [&b"a\n\nbc\n"[..], &large, b"\nd\ne\n"].concat();
         assert_eq!(received, expected);
+    }
+
+    #[tokio::test]
+    async fn write_ready_writes_what_fits_now_and_step_the_rest() {
+        let (mut client, server) = tokio::io::duplex(100);
+        let (_sink, queued) = mpsc::channel(8);
+        let mut outbox = Outbox::new(queued, Box::pin(server));
+        outbox.push(vec![b'a'; 60]);
+        outbox.write_ready().unwrap();
+        assert!(outbox.pending.is_empty(), "61 bytes fit the pipe");
+        outbox.push(vec![b'b'; 150]);
+        outbox.write_ready().unwrap();
+        assert_eq!(outbox.written, 39, "the pipe took 39 more bytes, then was full");
+        let reader = tokio::spawn(async move {
+            let mut received = vec![0; 212];
+            client.read_exact(&mut received).await.map(|_| received)
+        });
+        while !outbox.pending.is_empty() {
+            outbox.step().await.unwrap();
+        }
+        let expected = [vec![b'a'; 60], b"\n".to_vec(), vec![b'b'; 150], b"\n".to_vec()].concat();
+        assert_eq!(reader.await.unwrap().unwrap(), expected);
     }
 }
