@@ -162,7 +162,10 @@ impl Connection {
         // as soon as that task starts, and a future registers the waker of its latest poll.
         if let Poll::Ready(step) = advance(&ctx, &mut handler, &mut std::task::Context::from_waker(Waker::noop())) {
             let reply = step.into_reply(call.as_ref(), task.on_panic, &self.session.server);
-            self.session.finish(&id);
+            // Over HTTP a cancellation may come in on another request meanwhile; it wins.
+            if !self.session.finish(&id) {
+                return Received::Nothing;
+            }
             return Received::Answer(encode_answer(&id, reply.map(Reply::Raw)));
         }
         let (session, sink, on_panic) = (Arc::clone(&self.session), sink.clone(), task.on_panic);
