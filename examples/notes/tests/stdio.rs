@@ -94,10 +94,16 @@ async fn adding_a_note_notifies_subscribers_and_announces_the_new_list() {
     let call = json!({"name": "add_note", "arguments": {"name": "ideas", "text": "# Ideas\n"}});
     let (added, mut notifications) = server.request(2, "tools/call", call).await;
     assert_eq!(added["result"]["content"][0]["text"], "created notes://ideas");
-    let (_, more) = server.request(3, "ping", json!({})).await; // anything sent after the answer
+    // The announcements go out as the session sees the change, not in step with answers: the
+    // call's answer may come first. Wait for both, then for anything else sent meanwhile.
+    let announced = |notifications: &[Value], method: &str| notifications.iter().any(|n| n["method"] == method);
+    while !announced(&notifications, "notifications/resources/list_changed")
+        || !announced(&notifications, "notifications/resources/updated")
+    {
+        notifications.push(server.recv().await.expect("the server announced the change"));
+    }
+    let (_, more) = server.request(3, "ping", json!({})).await;
     notifications.extend(more);
-    let methods: Vec<&str> = notifications.iter().map(|n| n["method"].as_str().unwrap()).collect();
-    assert!(methods.contains(&"notifications/resources/list_changed"), "{methods:?}");
     let updated: Vec<&Value> =
         notifications.iter().filter(|n| n["method"] == "notifications/resources/updated").collect();
     assert_eq!(updated.len(), 1, "only the subscribed URI is announced: {notifications:?}");
