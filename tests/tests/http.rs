@@ -259,6 +259,22 @@ async fn progress_and_logs_stream_before_the_result_on_the_post_stream() {
 }
 
 #[tokio::test]
+async fn a_stream_log_smaller_than_what_a_handler_sends_at_once_still_delivers_it_all() {
+    // `steps` sends its progress without waiting and finishes in its first poll, so its 8
+    // messages are queued before the POST's reader exists; a 2-event log must not stall them.
+    let service = server().into_http_service(HttpConfig::default().replay_buffer(2)).unwrap();
+    let running = start_service(service).await;
+    let client = session_client(&running).await;
+    let reply = client.post(&call_with_progress(3, "steps", json!({"count": 8}), "small-log")).await;
+    let messages = tokio::time::timeout(Duration::from_secs(5), reply.messages()).await.expect("no stall");
+    let progress = messages.iter().filter(|m| m["method"] == "notifications/progress").count();
+    assert_eq!(progress, 8, "{messages:?}");
+    assert_eq!(messages.last().unwrap()["result"]["content"][0]["text"], "8 steps");
+    assert_valid(&client);
+    running.stop().await;
+}
+
+#[tokio::test]
 async fn concurrent_posts_each_get_their_own_stream() {
     let running = start(server()).await;
     let client = session_client(&running).await;

@@ -549,8 +549,9 @@ impl Inner {
             return body::empty(StatusCode::ACCEPTED);
         }
         if accepts.sse {
-            let (sink, reader) = session.open_stream();
+            let (sink, reader, pump) = session.open_stream();
             session.connection.receive(&bytes, &sink).await;
+            pump.start();
             return body::event_stream(reader);
         }
         // JSON only: wait for the response. What the request sends before it (progress, logs,

@@ -82,10 +82,11 @@ impl HttpSession {
         now.saturating_duration_since(*lock(&self.last_active)) >= timeout && !self.streams.any_reader()
     }
 
-    /// A stream for one request: the sink to hand the engine, and the reader for the `POST`'s
-    /// answer, which starts with the priming event.
-    pub fn open_stream(&self) -> (Sink, Reader) {
-        let (sink, mut messages) = mpsc::channel::<Outgoing>(SINK_QUEUE);
+    /// A stream for one request: the sink to hand the engine, the reader for the `POST`'s
+    /// answer (which starts with the priming event), and the pump that moves the one into the
+    /// other; start it once the engine has the request.
+    pub fn open_stream(&self) -> (Sink, Reader, Pump) {
+        let (sink, messages) = mpsc::channel::<Outgoing>(SINK_QUEUE);
         let streams = &self.streams;
         let mut table = lock(&streams.table);
         let id = table.next_id;
@@ -95,19 +96,7 @@ impl HttpSession {
         drop(table);
         let reader = stream.attach(None);
         stream.prime();
-        let streams = Arc::clone(streams);
-        tokio::spawn(async move {
-            while let Some(message) = messages.recv().await {
-                stream.push(&message.bytes).await;
-                if message.is_response {
-                    break;
-                }
-            }
-            // Answered, or the request ended without an answer (cancelled).
-            stream.complete();
-            streams.retire(stream.id());
-        });
-        (sink, reader)
+        (sink, reader, Pump { messages, stream, streams: Arc::clone(streams) })
     }
 
     /// Queues a message on the `GET` stream.
@@ -134,6 +123,54 @@ impl HttpSession {
     /// answer still on its way from the engine (the shutdown race that lost answers).
     pub fn end(&self) {
         self.streams.standalone.complete();
+    }
+}
+
+/// Moves a request's messages from its sink into its stream, until its answer.
+pub(super) struct Pump {
+    messages: mpsc::Receiver<Outgoing>,
+    stream: Arc<EventStream>,
+    streams: Arc<Streams>,
+}
+
+impl Pump {
+    /// Moves what is queued already: a request answered at once (most are) then needs no task.
+    /// Otherwise, or if the stream's log is full, a task takes over until the answer; nothing
+    /// here waits, since the reader that frees the log is not yet handed to the client.
+    pub fn start(mut self) {
+        let mut waiting = None;
+        while let Ok(message) = self.messages.try_recv() {
+            if !self.stream.try_push(&message.bytes) {
+                waiting = Some(message);
+                break;
+            }
+            if message.is_response {
+                return self.finish();
+            }
+        }
+        tokio::spawn(async move {
+            let mut next = waiting;
+            loop {
+                let message = match next.take() {
+                    Some(message) => message,
+                    None => match self.messages.recv().await {
+                        Some(message) => message,
+                        None => break,
+                    },
+                };
+                self.stream.push(&message.bytes).await;
+                if message.is_response {
+                    break;
+                }
+            }
+            // Answered, or the request ended without an answer (cancelled).
+            self.finish();
+        });
+    }
+
+    fn finish(&self) {
+        self.stream.complete();
+        self.streams.retire(self.stream.id());
     }
 }
 

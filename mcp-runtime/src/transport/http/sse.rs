@@ -165,27 +165,33 @@ impl EventStream {
             let consumed = self.consumed.notified();
             tokio::pin!(consumed);
             consumed.as_mut().enable();
-            {
-                let mut state = lock(&self.state);
-                if state.complete {
-                    return;
-                }
-                let full = state.events.len() >= self.settings.capacity;
-                let oldest = state.events.front().map_or(u64::MAX, |e| e.0);
-                if !(full && state.reader != 0 && oldest >= state.reader_cursor) {
-                    if full {
-                        state.events.pop_front();
-                    }
-                    let seq = state.next_seq;
-                    state.next_seq += 1;
-                    state.events.push_back((seq, encode_event(self.id, seq, message)));
-                    drop(state);
-                    self.appended.notify_waiters();
-                    return;
-                }
+            if self.try_push(message) {
+                return;
             }
             consumed.await;
         }
+    }
+
+    /// [`push`](Self::push) if that would not wait; `false` (nothing appended) if it would.
+    pub fn try_push(&self, message: &[u8]) -> bool {
+        let mut state = lock(&self.state);
+        if state.complete {
+            return true;
+        }
+        let full = state.events.len() >= self.settings.capacity;
+        let oldest = state.events.front().map_or(u64::MAX, |e| e.0);
+        if full && state.reader != 0 && oldest >= state.reader_cursor {
+            return false;
+        }
+        if full {
+            state.events.pop_front();
+        }
+        let seq = state.next_seq;
+        state.next_seq += 1;
+        state.events.push_back((seq, encode_event(self.id, seq, message)));
+        drop(state);
+        self.appended.notify_waiters();
+        true
     }
 
     /// No more events: attached readers send what is left and end.
