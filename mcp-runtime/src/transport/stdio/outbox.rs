@@ -63,9 +63,7 @@ impl Outbox {
     /// Adds a message after everything queued before it, room or not: an answer returned at
     /// once must not overtake what its own handler queued (progress, logs).
     pub fn push(&mut self, message: Vec<u8>) {
-        while let Ok(queued) = self.queued.try_recv() {
-            self.append(queued.bytes);
-        }
+        self.collect_all();
         self.append(message);
     }
 
@@ -108,6 +106,7 @@ impl Outbox {
                 self.consume(written?);
                 if self.pending.is_empty() {
                     self.output.flush().await?; // a no-op for pipes and sockets
+                    self.unflushed = false;
                 }
                 Ok(())
             }
@@ -121,9 +120,7 @@ impl Outbox {
 
     /// Writes everything queued so far, giving up after `timeout`.
     pub async fn flush(mut self, timeout: Duration) {
-        while let Ok(message) = self.queued.try_recv() {
-            self.append(message.bytes);
-        }
+        self.collect_all();
         let written = async {
             while !self.pending.is_empty() {
                 let written = write_some(&mut self.output, &self.pending, self.written).await?;
@@ -145,6 +142,13 @@ impl Outbox {
                 Ok(message) => self.append(message.bytes),
                 Err(_) => return,
             }
+        }
+    }
+
+    /// Moves every queued message into the pending ones, room or not.
+    fn collect_all(&mut self) {
+        while let Ok(message) = self.queued.try_recv() {
+            self.append(message.bytes);
         }
     }
 
