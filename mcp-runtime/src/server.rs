@@ -183,16 +183,12 @@ impl Server {
     /// process gets SIGINT/SIGTERM.
     ///
     /// Needs a tokio runtime with I/O and timers enabled, as `#[mcp_runtime::main]` and
-    /// `#[tokio::main]` build: pipes and sockets (how clients connect) are polled by the runtime.
-    /// They are left non-blocking when serving ends.
+    /// `#[tokio::main]` build. stdin is read on a thread of its own, which also runs the
+    /// handlers' first steps (a sync tool to its end; see `#[mcp_tool(blocking)]`); handlers
+    /// that wait go on as tasks of the runtime. When serving ends on a signal, that thread may
+    /// still be blocked reading stdin; it ends with the process.
     pub async fn serve_stdio(self) -> Result<()> {
-        // On a worker thread, where the handlers it spawns start without waking another
-        // thread; `main`'s own thread is not one.
-        match tokio::spawn(crate::transport::stdio::serve(self.build()?)).await {
-            Ok(served) => served,
-            Err(failure) if failure.is_panic() => std::panic::resume_unwind(failure.into_panic()),
-            Err(_) => Err(crate::Error::msg("the runtime shut down while serving stdio")),
-        }
+        crate::transport::stdio::serve(self.build()?).await
     }
 
     /// Serves Streamable HTTP (protocol 2025-11-25) at `http://<address>/mcp` until the

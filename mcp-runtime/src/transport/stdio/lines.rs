@@ -1,8 +1,7 @@
 //! Newline-delimited framing of the input, with the server's message size limit.
 
-use std::io;
-use std::pin::Pin;
-use tokio::io::{AsyncRead, AsyncReadExt};
+use super::streams::Input;
+use std::io::{self, Read};
 
 /// How much room each read asks for.
 const READ_CHUNK: usize = 64 * 1024;
@@ -16,8 +15,10 @@ pub(super) enum Line<'a> {
 /// Lines of input, cut out of one buffer that reads refill: a burst of messages costs one
 /// read, and each is handed on without a copy.
 pub(super) struct Lines {
-    input: Pin<Box<dyn AsyncRead + Send>>,
+    input: Input,
+    /// Initialized up to its length, so a read needs no zeroing; input fills `..filled`.
     buffer: Vec<u8>,
+    filled: usize,
     /// Where the next line starts.
     start: usize,
     /// How far the buffer has been searched for a newline.
@@ -29,15 +30,15 @@ pub(super) struct Lines {
 }
 
 impl Lines {
-    pub fn new(input: Pin<Box<dyn AsyncRead + Send>>, limit: usize) -> Self {
-        Self { input, buffer: Vec::new(), start: 0, scanned: 0, limit, oversized: false, at_eof: false }
+    pub fn new(input: Input, limit: usize) -> Self {
+        Self { input, buffer: Vec::new(), filled: 0, start: 0, scanned: 0, limit, oversized: false, at_eof: false }
     }
 
     /// The next complete line already read, skipping blank ones; at end of input, the last
     /// line even without its newline.
     pub fn next_line(&mut self) -> Option<Line<'_>> {
         loop {
-            let newline = memchr::memchr(b'\n', &self.buffer[self.scanned..]);
+            let newline = memchr::memchr(b'\n', &self.buffer[self.scanned..self.filled]);
             let (start, end) = match newline {
                 Some(offset) => {
                     let end = self.scanned + offset;
@@ -45,14 +46,14 @@ impl Lines {
                     self.scanned = end + 1;
                     (start, end)
                 }
-                None if self.at_eof && (self.start < self.buffer.len() || self.oversized) => {
-                    let start = std::mem::replace(&mut self.start, self.buffer.len());
-                    self.scanned = self.buffer.len();
-                    (start, self.buffer.len())
+                None if self.at_eof && (self.start < self.filled || self.oversized) => {
+                    let start = std::mem::replace(&mut self.start, self.filled);
+                    self.scanned = self.filled;
+                    (start, self.filled)
                 }
                 None => {
-                    self.scanned = self.buffer.len();
-                    if self.buffer.len() - self.start > self.limit {
+                    self.scanned = self.filled;
+                    if self.filled - self.start > self.limit {
                         self.oversized = true;
                         self.discard();
                     }
@@ -70,40 +71,32 @@ impl Lines {
 
     /// Every line has been handed out and the input is closed.
     pub fn is_finished(&self) -> bool {
-        self.at_eof && self.start == self.buffer.len() && !self.oversized
+        self.at_eof && self.start == self.filled && !self.oversized
     }
 
-    /// Whether a read is due: no complete line is waiting and the input is still open.
-    /// Only meaningful after [`next_line`](Self::next_line) returned `None`.
-    pub fn wants_input(&self) -> bool {
-        !self.at_eof && self.scanned == self.buffer.len()
-    }
-
-    /// Reads more input. Cancel-safe: what a read returns is kept in the buffer.
-    pub async fn fill(&mut self) -> io::Result<()> {
-        if self.start == self.buffer.len() {
+    /// Reads more input, waiting for it. Call once [`next_line`](Self::next_line) returns
+    /// `None` and the input is not finished.
+    pub fn fill(&mut self) -> io::Result<()> {
+        if self.start == self.filled {
             self.discard();
         } else if self.start > 0 {
-            self.buffer.drain(..self.start);
+            self.buffer.copy_within(self.start..self.filled, 0);
+            self.filled -= self.start;
             self.scanned -= self.start;
             self.start = 0;
         }
-        self.buffer.reserve(READ_CHUNK);
-        loop {
-            match self.input.read_buf(&mut self.buffer).await {
-                Ok(0) => {
-                    self.at_eof = true;
-                    return Ok(());
-                }
-                Ok(_) => return Ok(()),
-                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
-                Err(err) => return Err(err),
-            }
+        if self.buffer.len() - self.filled < READ_CHUNK {
+            self.buffer.resize(self.filled + READ_CHUNK, 0);
         }
+        match self.input.read(&mut self.buffer[self.filled..])? {
+            0 => self.at_eof = true,
+            count => self.filled += count,
+        }
+        Ok(())
     }
 
     fn discard(&mut self) {
-        self.buffer.clear();
+        self.filled = 0;
         self.start = 0;
         self.scanned = 0;
     }
@@ -114,24 +107,21 @@ mod tests {
     use super::*;
 
     /// Every line of `input`, `None` for one over the limit.
-    fn lines_of(input: impl AsyncRead + Send + 'static, limit: usize) -> Vec<Option<Vec<u8>>> {
-        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
-        runtime.block_on(async {
-            let mut lines = Lines::new(Box::pin(input), limit);
-            let mut seen = Vec::new();
-            while !lines.is_finished() {
-                while let Some(line) = lines.next_line() {
-                    seen.push(match line {
-                        Line::Message(bytes) => Some(bytes.to_vec()),
-                        Line::TooLarge => None,
-                    });
-                }
-                if lines.wants_input() {
-                    lines.fill().await.unwrap();
-                }
+    fn lines_of(input: impl Read + Send + 'static, limit: usize) -> Vec<Option<Vec<u8>>> {
+        let mut lines = Lines::new(Box::new(input), limit);
+        let mut seen = Vec::new();
+        while !lines.is_finished() {
+            while let Some(line) = lines.next_line() {
+                seen.push(match line {
+                    Line::Message(bytes) => Some(bytes.to_vec()),
+                    Line::TooLarge => None,
+                });
             }
-            seen
-        })
+            if !lines.is_finished() {
+                lines.fill().unwrap();
+            }
+        }
+        seen
     }
 
     #[test]

@@ -1,16 +1,18 @@
 //! stdio: newline-delimited JSON-RPC on stdin/stdout.
 //!
-//! One task serves the connection: it reads a burst of input, dispatches every message in it,
-//! and writes the answers, so a call answered at once costs a read and a write and no thread
-//! hand-off (see `streams` for how stdin and stdout become pollable). Handlers that wait
-//! continue on tasks of their own and queue what they send; the task writes that too, in as
-//! few writes as the client allows.
+//! A thread of its own serves the connection, as a plain JSON-RPC loop would: it blocks
+//! reading stdin, dispatches every message of a burst and writes the answers, so a call
+//! answered at once costs a read and a write and no wake-up beyond the read's. Handlers that
+//! wait continue on the runtime's tasks and queue what they send; the outbox's writer thread
+//! writes that. Serving ends at end of input, on `exit`, when stdout is gone, or on SIGINT or
+//! SIGTERM, which the runtime side waits for; then the requests still running get the grace
+//! period and their answers are written.
 
 mod lines;
 mod outbox;
 mod streams;
 
-use crate::engine::outgoing::Outgoing;
+use crate::engine::outgoing::Sink;
 use crate::engine::{Connection, Received};
 use crate::error::Result;
 use crate::jsonrpc::{self, ErrorObject, code};
@@ -22,6 +24,7 @@ use std::io::IsTerminal;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 /// Messages handlers may queue before they wait (backpressure on a slow client).
 const OUTBOUND_QUEUE: usize = 1024;
@@ -30,82 +33,104 @@ const OUTBOUND_QUEUE: usize = 1024;
 /// is read.
 const PENDING_LIMIT: usize = 1024;
 
+/// How often the connection's thread checks whether requests have finished, when too many run.
+const PENDING_POLL: Duration = Duration::from_millis(1);
+
 /// How long the client has to take the last messages once serving ends.
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(1);
 
 pub(crate) async fn serve(server: Arc<ServerCore>) -> Result<()> {
-    let mut input = Lines::new(streams::stdin()?, server.max_message_size);
-    let (sink, queued) = mpsc::channel::<Outgoing>(OUTBOUND_QUEUE);
-    let mut outbox = Outbox::new(queued, streams::stdout());
+    let input = Lines::new(streams::stdin()?, server.max_message_size);
+    let too_large =
+        format!("Invalid Request: message larger than the {}-byte limit; it was skipped", server.max_message_size);
+    let (sink, queued) = mpsc::channel(OUTBOUND_QUEUE);
+    let outbox = Outbox::new(queued, streams::stdout()?);
     if std::io::stdin().is_terminal() {
         greet(&server);
     }
-    let too_large =
-        format!("Invalid Request: message larger than the {}-byte limit; it was skipped", server.max_message_size);
-    let connection = Connection::new(server, sink.clone());
-    // Backpressure: no new input while the client is not reading what it was sent, or while
-    // too many requests are running, so a client that writes without reading cannot make
-    // results pile up in memory; its pipe fills and its writes block until it reads again.
-    let busy = |outbox: &Outbox| !outbox.has_room() || sink.strong_count() > PENDING_LIMIT;
+    let connection = Arc::new(Connection::new(server, sink.clone()));
+    // Cancelled when serving ends, by whichever side sees it first.
+    let stop = CancellationToken::new();
+    let writer = outbox.spawn_writer(stop.clone())?;
+    let (finished, mut reader) = tokio::sync::oneshot::channel();
+    let runtime = tokio::runtime::Handle::current();
+    std::thread::Builder::new().name("mcp-stdio".into()).spawn({
+        let (connection, stop) = (Arc::clone(&connection), stop.clone());
+        move || {
+            // Handlers that wait are spawned on the runtime, and find it from their first poll.
+            let _runtime = runtime.enter();
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                Reader { input, connection: &connection, sink, outbox, stop: &stop, too_large }.serve();
+            }));
+            let _ = finished.send(outcome);
+            stop.cancel();
+        }
+    })?;
+
     let shutdown = shutdown_signal();
-    tokio::pin!(shutdown);
-
-    'serve: loop {
-        while !busy(&outbox) {
-            let received = match input.next_line() {
-                Some(Line::Message(bytes)) => connection.receive_now(bytes, &sink),
-                Some(Line::TooLarge) => Received::Answer(jsonrpc::encode_error(
-                    None,
-                    &ErrorObject::new(code::INVALID_REQUEST, too_large.as_str()),
-                )),
-                None => break,
-            };
-            match received {
-                Received::Answer(bytes) => outbox.push(bytes),
-                Received::Nothing => {}
-                Received::Exit => break 'serve,
-            }
-        }
-        if input.is_finished() {
-            break; // stdin closed
-        }
-        if outbox.write_ready().is_err() {
-            break; // stdout is gone
-        }
-        let reads = input.wants_input() && !busy(&outbox);
-        tokio::select! {
-            biased;
-            () = &mut shutdown => {
-                tracing::info!("shutdown signal received");
-                break;
-            }
-            stepped = outbox.step() => if stepped.is_err() {
-                break; // stdout is gone
-            },
-            read = input.fill(), if reads => if let Err(err) = read {
-                tracing::error!("reading stdin failed: {err}");
-                break;
-            },
-            // Re-checks `busy` as requests finish. (An `async` block, so no timer is made, nor
-            // the clock read, on the turns that do not use it.)
-            () = async { tokio::time::sleep(Duration::from_millis(1)).await }, if !reads => {}
-        }
+    tokio::select! {
+        () = shutdown => tracing::info!("shutdown signal received"),
+        () = stop.cancelled() => {}
     }
-
+    stop.cancel(); // the connection's thread dispatches nothing more, should it still be reading
     // Requests still running get the grace period to answer, and their answers go out.
-    let drained = connection.drain();
-    tokio::pin!(drained);
-    loop {
-        tokio::select! {
-            biased;
-            stepped = outbox.step() => if stepped.is_err() {
-                return Ok(());
-            },
-            () = &mut drained => break,
+    connection.drain().await;
+    writer.close(FLUSH_TIMEOUT).await;
+    match reader.try_recv() {
+        Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        _ => Ok(()), // finished, or still blocked reading stdin: the process exits around it
+    }
+}
+
+/// The connection's thread.
+struct Reader<'a> {
+    input: Lines,
+    connection: &'a Connection,
+    sink: Sink,
+    outbox: Outbox,
+    stop: &'a CancellationToken,
+    /// The error for a line over the size limit.
+    too_large: String,
+}
+
+impl Reader<'_> {
+    fn serve(mut self) {
+        loop {
+            while let Some(line) = self.input.next_line() {
+                let received = match line {
+                    Line::Message(bytes) => self.connection.receive_now(bytes, &self.sink),
+                    Line::TooLarge => Received::Answer(jsonrpc::encode_error(
+                        None,
+                        &ErrorObject::new(code::INVALID_REQUEST, self.too_large.as_str()),
+                    )),
+                };
+                match received {
+                    Received::Answer(bytes) => self.outbox.push(bytes),
+                    Received::Nothing => {}
+                    Received::Exit => {
+                        let _ = self.outbox.write();
+                        return;
+                    }
+                }
+            }
+            if self.outbox.write().is_err() || self.input.is_finished() {
+                return; // stdout is gone, or stdin closed
+            }
+            // Backpressure: a client that writes without reading cannot make answers pile up in
+            // memory. Writes block while it does not read, and no new input is read while too
+            // many requests run; its pipe fills and its writes block until it reads again.
+            while self.sink.strong_count() > PENDING_LIMIT && !self.stop.is_cancelled() {
+                std::thread::sleep(PENDING_POLL);
+            }
+            if let Err(err) = self.input.fill() {
+                tracing::error!("reading stdin failed: {err}");
+                return;
+            }
+            if self.stop.is_cancelled() {
+                return;
+            }
         }
     }
-    outbox.flush(FLUSH_TIMEOUT).await;
-    Ok(())
 }
 
 /// Someone ran the server in a terminal: say what it is and how to talk to it (on stderr).

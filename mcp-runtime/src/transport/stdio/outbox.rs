@@ -1,19 +1,24 @@
 //! What the server has for the client, on its way to stdout.
+//!
+//! Two threads write. The connection's thread writes the answers of handlers that finish at
+//! once, after each burst of input. The writer thread writes what handlers queue from their
+//! own tasks (progress, logs, requests to the client, the answers of handlers that waited)
+//! while the connection's thread waits for input, and sleeps while nothing is queued, so a call
+//! answered at once never wakes it. Both move queued messages into the pending ones and write
+//! under one lock: an answer never overtakes what its own handler queued before it, and a
+//! client that stops reading blocks both (the connection's thread then reads no more input).
 
 use super::streams::Output;
 use crate::engine::outgoing::Outgoing;
 use std::collections::VecDeque;
-use std::future::Future as _;
 use std::io::{self, IoSlice};
-use std::pin::pin;
-use std::task::{Poll, Waker};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll, Wake, Waker};
+use std::thread::Thread;
 use std::time::Duration;
-use tokio::io::AsyncWriteExt;
-use tokio::sync::mpsc;
-
-/// Bytes written but not yet taken by the client past which nothing more is queued, so a
-/// client that stops reading holds up the server's handlers rather than its memory.
-const HIGH_WATER: usize = 256 * 1024;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
 
 /// Chunks handed to one `writev` (small messages are batched, so a chunk often holds many).
 const CHUNKS_PER_WRITE: usize = 16;
@@ -33,127 +38,149 @@ struct Chunk {
     batch: bool,
 }
 
+/// The connection's handle on the outbox; [`Writer`] is the writer thread's.
 pub(super) struct Outbox {
-    /// Messages from handlers (progress, logs, requests to the client, answers of those that waited).
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    /// Serving ended: the writer thread writes what is left and stops.
+    closing: AtomicBool,
+}
+
+struct State {
+    /// Messages from handlers' tasks, not yet pending.
     queued: mpsc::Receiver<Outgoing>,
     /// Messages not yet written, oldest first: large ones as they came, small ones batched.
-    /// Up to 64 chunks go to one vectored write.
     pending: VecDeque<Chunk>,
     /// How much of the first pending chunk (counting its newline) is written.
     written: usize,
-    /// Bytes in `pending` not yet written.
-    size: usize,
     /// The buffer of the last batch written, for the next one.
     spare: Vec<u8>,
-    /// A flush `write_ready` started but could not finish; `step` finishes it.
-    unflushed: bool,
+    /// stdout failed: what is left is dropped.
+    broken: bool,
     output: Output,
 }
 
 impl Outbox {
     pub fn new(queued: mpsc::Receiver<Outgoing>, output: Output) -> Self {
-        Self { queued, pending: VecDeque::new(), written: 0, size: 0, spare: Vec::new(), unflushed: false, output }
+        let state = State { queued, pending: VecDeque::new(), written: 0, spare: Vec::new(), broken: false, output };
+        Self { shared: Arc::new(Shared { state: Mutex::new(state), closing: AtomicBool::new(false) }) }
     }
 
-    /// Whether the client keeps up: false while much is waiting for it to read.
-    pub fn has_room(&self) -> bool {
-        self.size < HIGH_WATER
+    /// Adds a message after everything queued before it: an answer returned at once must not
+    /// overtake what its own handler queued (progress, logs).
+    pub fn push(&self, message: Vec<u8>) {
+        let mut state = self.shared.lock();
+        state.collect();
+        state.append(message);
     }
 
-    /// Adds a message after everything queued before it, room or not: an answer returned at
-    /// once must not overtake what its own handler queued (progress, logs).
-    pub fn push(&mut self, message: Vec<u8>) {
-        self.collect_all();
-        self.append(message);
+    /// Writes everything pending and queued, waiting for the client to take it. An error
+    /// means stdout is gone.
+    pub fn write(&self) -> io::Result<()> {
+        let mut state = self.shared.lock();
+        state.collect();
+        state.write_pending()
     }
 
-    /// Writes what is pending as far as stdout takes it at once, without waiting: called after
-    /// a burst of input, it saves the serve loop a turn per call. What is left waits for
-    /// [`step`](Self::step). An error means stdout is gone.
-    pub fn write_ready(&mut self) -> io::Result<()> {
-        // A write or flush left pending registered this no-op waker; `step` polls it again
-        // with the task's own, and an `AsyncWrite` wakes the waker of its latest poll.
-        let mut cx = std::task::Context::from_waker(Waker::noop());
-        while !self.pending.is_empty() {
-            let polled = pin!(write_some(&mut self.output, &self.pending, self.written)).poll(&mut cx);
-            match polled {
-                Poll::Ready(written) => self.consume(written?),
-                Poll::Pending => return Ok(()),
-            }
-        }
-        match pin!(self.output.flush()).poll(&mut cx) {
-            Poll::Ready(flushed) => flushed,
-            Poll::Pending => {
-                self.unflushed = true;
-                Ok(())
-            }
-        }
+    /// Starts the writer thread; `stop` is cancelled if stdout fails.
+    pub fn spawn_writer(&self, stop: CancellationToken) -> io::Result<Writer> {
+        let shared = Arc::clone(&self.shared);
+        let (finished, done) = oneshot::channel();
+        let thread = std::thread::Builder::new().name("mcp-stdout".into()).spawn(move || {
+            shared.write_until_closed(&stop);
+            let _ = finished.send(());
+        })?;
+        Ok(Writer { shared: Arc::clone(&self.shared), thread: thread.thread().clone(), done })
     }
+}
 
-    /// Writes what it can, or waits for a message to write; returns after either. Cancel-safe.
-    /// An error means stdout is gone.
-    pub async fn step(&mut self) -> io::Result<()> {
-        if self.unflushed && self.pending.is_empty() {
-            self.output.flush().await?;
-            self.unflushed = false;
-            return Ok(());
-        }
-        self.collect();
-        let has_room = self.has_room();
-        tokio::select! {
-            biased;
-            written = write_some(&mut self.output, &self.pending, self.written), if !self.pending.is_empty() => {
-                self.consume(written?);
-                if self.pending.is_empty() {
-                    self.output.flush().await?; // a no-op for pipes and sockets
-                    self.unflushed = false;
-                }
-                Ok(())
-            }
-            Some(message) = self.queued.recv(), if has_room => {
-                self.append(message.bytes);
-                Ok(())
-            }
-            else => std::future::pending().await, // nothing to write and no room: wait for the caller's other work
+/// The writer thread, to stop once serving ends.
+pub(super) struct Writer {
+    shared: Arc<Shared>,
+    thread: Thread,
+    done: oneshot::Receiver<()>,
+}
+
+impl Writer {
+    /// Has the writer write everything queued so far and stop, giving up after `timeout`.
+    pub async fn close(self, timeout: Duration) {
+        self.shared.closing.store(true, Ordering::SeqCst);
+        self.thread.unpark();
+        if tokio::time::timeout(timeout, self.done).await.is_err() {
+            tracing::warn!("the client did not read the last messages in time; they were dropped");
         }
     }
+}
 
-    /// Writes everything queued so far, giving up after `timeout`.
-    pub async fn flush(mut self, timeout: Duration) {
-        self.collect_all();
-        let written = async {
-            while !self.pending.is_empty() {
-                let written = write_some(&mut self.output, &self.pending, self.written).await?;
-                self.consume(written);
-            }
-            self.output.flush().await
-        };
-        match tokio::time::timeout(timeout, written).await {
-            Ok(Ok(())) => {}
-            Ok(Err(err)) => tracing::debug!("stdout closed before everything was written: {err}"),
-            Err(_) => tracing::warn!("the client did not read the last messages in time; they were dropped"),
-        }
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while locked (an allocation failure) leaves the state consistent enough to write.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Moves queued messages into the pending ones, as far as there is room.
+    /// The writer thread's loop: sleeps until a handler queues a message, then writes.
+    fn write_until_closed(&self, stop: &CancellationToken) {
+        let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+        let mut cx = Context::from_waker(&waker);
+        loop {
+            // Read before collecting, so nothing queued before `close` is left behind.
+            let closing = self.closing.load(Ordering::SeqCst);
+            let mut state = self.lock();
+            let open = state.receive(&mut cx);
+            if let Err(err) = state.write_pending() {
+                tracing::debug!("stdout closed: {err}");
+                stop.cancel();
+                return;
+            }
+            drop(state);
+            if closing || !open {
+                return;
+            }
+            std::thread::park(); // until `cx`'s waker or `close` unparks it
+        }
+    }
+}
+
+/// Wakes the writer thread.
+struct Unpark(Thread);
+
+impl Wake for Unpark {
+    fn wake(self: Arc<Self>) {
+        self.0.unpark();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.unpark();
+    }
+}
+
+impl State {
+    /// Moves every queued message into the pending ones.
     fn collect(&mut self) {
-        while self.has_room() {
-            match self.queued.try_recv() {
-                Ok(message) => self.append(message.bytes),
-                Err(_) => return,
-            }
-        }
-    }
-
-    /// Moves every queued message into the pending ones, room or not.
-    fn collect_all(&mut self) {
         while let Ok(message) = self.queued.try_recv() {
             self.append(message.bytes);
         }
     }
 
+    /// Like [`collect`](Self::collect), and has `cx` woken when a message is queued next.
+    /// False once every sender is gone.
+    fn receive(&mut self, cx: &mut Context<'_>) -> bool {
+        loop {
+            match self.queued.poll_recv(cx) {
+                Poll::Ready(Some(message)) => self.append(message.bytes),
+                Poll::Ready(None) => return false,
+                Poll::Pending => return true,
+            }
+        }
+    }
+
     fn append(&mut self, message: Vec<u8>) {
-        self.size += message.len() + 1;
+        if self.broken {
+            return;
+        }
         if message.len() > BATCHED_UP_TO {
             self.pending.push_back(Chunk { bytes: message, batch: false });
         } else if let Some(batch) = self.pending.back_mut().filter(|chunk| chunk.batch) {
@@ -166,9 +193,32 @@ impl Outbox {
         }
     }
 
+    /// Writes every pending message, waiting for the client to take them.
+    fn write_pending(&mut self) -> io::Result<()> {
+        if self.broken {
+            return Err(io::ErrorKind::BrokenPipe.into());
+        }
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let written = self.write_all().and_then(|()| self.output.flush());
+        if written.is_err() {
+            self.broken = true;
+            self.pending.clear();
+        }
+        written
+    }
+
+    fn write_all(&mut self) -> io::Result<()> {
+        while !self.pending.is_empty() {
+            let written = write_some(&mut self.output, &self.pending, self.written)?;
+            self.consume(written);
+        }
+        Ok(())
+    }
+
     /// Drops what a write took from the front.
     fn consume(&mut self, mut count: usize) {
-        self.size -= count;
         while let Some(first) = self.pending.front() {
             let rest = first.bytes.len() + 1 - self.written;
             if count < rest {
@@ -188,7 +238,7 @@ impl Outbox {
 }
 
 /// One vectored write of the first pending chunks and their newlines; the count written.
-async fn write_some(output: &mut Output, pending: &VecDeque<Chunk>, written: usize) -> io::Result<usize> {
+fn write_some(output: &mut Output, pending: &VecDeque<Chunk>, written: usize) -> io::Result<usize> {
     let mut slices = [IoSlice::new(&[]); 2 * CHUNKS_PER_WRITE]; // on the stack: no allocation
     let mut count = 0;
     for (index, chunk) in pending.iter().take(CHUNKS_PER_WRITE).enumerate() {
@@ -200,7 +250,7 @@ async fn write_some(output: &mut Output, pending: &VecDeque<Chunk>, written: usi
         slices[count] = IoSlice::new(b"\n");
         count += 1;
     }
-    match output.write_vectored(&slices[..count]).await? {
+    match output.write_vectored(&slices[..count])? {
         0 => Err(io::ErrorKind::WriteZero.into()),
         count => Ok(count),
     }
@@ -209,72 +259,133 @@ async fn write_some(output: &mut Output, pending: &VecDeque<Chunk>, written: usi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tokio::io::AsyncReadExt;
+    use std::io::Write;
 
-    /// Everything pushed arrives in order, newline-terminated, through a pipe much smaller
-    /// than the messages (so writes are partial and resume mid-message).
-    #[tokio::test]
-    async fn messages_arrive_whole_and_in_order_through_partial_writes() {
-        let (client, server) = tokio::io::duplex(1000);
-        let (sink, queued) = mpsc::channel(8);
-        let mut outbox = Outbox::new(queued, Box::pin(server));
-        // From empty to 7 KB: batched and not, written in pieces through the 1000-byte pipe.
-        let messages: Vec<Vec<u8>> = (0..50u8).map(|i| vec![b'a' + i % 26; 150 * usize::from(i)]).collect();
-        let expected: Vec<u8> = messages.iter().flat_map(|m| m.iter().copied().chain([b'\n'])).collect();
-        let reader = tokio::spawn(async move {
-            let mut client = client;
-            let mut received = Vec::new();
-            client.read_to_end(&mut received).await.map(|_| received)
-        });
-        for (i, message) in messages.into_iter().enumerate() {
-            if i % 2 == 0 {
-                outbox.push(message);
-            } else {
-                sink.send(Outgoing { bytes: message, is_response: true }).await.unwrap();
-            }
-            outbox.step().await.unwrap();
-        }
-        outbox.flush(Duration::from_secs(5)).await;
-        assert_eq!(reader.await.unwrap().unwrap(), expected);
+    /// A client reading at most `per_write` bytes at a time, so writes are partial and resume
+    /// mid-message; what it took is in `received`.
+    #[derive(Clone)]
+    struct Client {
+        received: Arc<Mutex<Vec<u8>>>,
+        per_write: usize,
     }
 
-    #[tokio::test]
-    async fn small_messages_share_a_buffer_and_large_ones_keep_theirs() {
-        let (mut client, server) = tokio::io::duplex(64 * 1024);
+    impl Client {
+        fn new(per_write: usize) -> Self {
+            Self { received: Arc::default(), per_write }
+        }
+
+        fn received(&self) -> Vec<u8> {
+            self.received.lock().unwrap().clone()
+        }
+    }
+
+    impl Write for Client {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            let count = buf.len().min(self.per_write);
+            self.received.lock().unwrap().extend_from_slice(&buf[..count]);
+            Ok(count)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn message(bytes: Vec<u8>) -> Outgoing {
+        Outgoing { bytes, is_response: true }
+    }
+
+    #[test]
+    fn messages_arrive_whole_and_in_order_through_partial_writes() {
+        let client = Client::new(1000);
+        let (sink, queued) = mpsc::channel(64);
+        let outbox = Outbox::new(queued, Box::new(client.clone()));
+        // From empty to 7 KB: batched and not, queued by handlers and answered at once.
+        let messages: Vec<Vec<u8>> = (0..50u8).map(|i| vec![b'a' + i % 26; 150 * usize::from(i)]).collect();
+        let expected: Vec<u8> = messages.iter().flat_map(|m| m.iter().copied().chain([b'\n'])).collect();
+        for (i, bytes) in messages.into_iter().enumerate() {
+            if i % 2 == 0 {
+                outbox.push(bytes);
+            } else {
+                sink.try_send(message(bytes)).unwrap();
+            }
+            if i % 7 == 0 {
+                outbox.write().unwrap();
+            }
+        }
+        outbox.write().unwrap();
+        assert_eq!(client.received(), expected);
+    }
+
+    #[test]
+    fn small_messages_share_a_buffer_and_large_ones_keep_theirs() {
+        let client = Client::new(usize::MAX);
         let (_sink, queued) = mpsc::channel(8);
-        let mut outbox = Outbox::new(queued, Box::pin(server));
+        let outbox = Outbox::new(queued, Box::new(client.clone()));
         let large = vec![b'L'; BATCHED_UP_TO + 1];
         for message in [&b"a"[..], b"", b"bc", &large, b"d", b"e"] {
             outbox.push(message.to_vec());
         }
-        let chunks: Vec<(usize, bool)> = outbox.pending.iter().map(|c| (c.bytes.len(), c.batch)).collect();
+        let chunks: Vec<(usize, bool)> =
+            outbox.shared.lock().pending.iter().map(|c| (c.bytes.len(), c.batch)).collect();
         assert_eq!(chunks, [(5, true), (BATCHED_UP_TO + 1, false), (3, true)]);
-        outbox.flush(Duration::from_secs(5)).await;
-        let mut received = Vec::new();
-        client.read_to_end(&mut received).await.unwrap();
+        outbox.write().unwrap();
         let expected = [&b"a\n\nbc\n"[..], &large, b"\nd\ne\n"].concat();
-        assert_eq!(received, expected);
+        assert_eq!(client.received(), expected);
     }
 
-    #[tokio::test]
-    async fn write_ready_writes_what_fits_now_and_step_the_rest() {
-        let (mut client, server) = tokio::io::duplex(100);
-        let (_sink, queued) = mpsc::channel(8);
-        let mut outbox = Outbox::new(queued, Box::pin(server));
-        outbox.push(vec![b'a'; 60]);
-        outbox.write_ready().unwrap();
-        assert!(outbox.pending.is_empty(), "61 bytes fit the pipe");
-        outbox.push(vec![b'b'; 150]);
-        outbox.write_ready().unwrap();
-        assert_eq!(outbox.written, 39, "the pipe took 39 more bytes, then was full");
-        let reader = tokio::spawn(async move {
-            let mut received = vec![0; 212];
-            client.read_exact(&mut received).await.map(|_| received)
-        });
-        while !outbox.pending.is_empty() {
-            outbox.step().await.unwrap();
+    /// The writer thread writes what handlers queue without the connection's help, never
+    /// after an answer pushed later, and what is left when it closes.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_writer_thread_writes_queued_messages_in_order_with_answers() {
+        let client = Client::new(7);
+        let (sink, queued) = mpsc::channel(1024);
+        let outbox = Outbox::new(queued, Box::new(client.clone()));
+        let writer = outbox.spawn_writer(CancellationToken::new()).unwrap();
+        let mut expected = Vec::new();
+        for round in 0..500 {
+            // A handler's progress, then its answer returned at once: the writer thread may
+            // take the progress first, but the answer must still come after it.
+            let progress = format!("progress {round}").into_bytes();
+            let answer = format!("answer {round}").into_bytes();
+            expected.extend([progress.as_slice(), b"\n", &answer, b"\n"].concat());
+            sink.send(message(progress)).await.unwrap();
+            outbox.push(answer);
+            if round % 10 == 0 {
+                outbox.write().unwrap();
+            }
         }
-        let expected = [vec![b'a'; 60], b"\n".to_vec(), vec![b'b'; 150], b"\n".to_vec()].concat();
-        assert_eq!(reader.await.unwrap().unwrap(), expected);
+        // Queued by a handler and written by the writer thread alone.
+        let last = b"from a handler that waited".to_vec();
+        expected.extend([last.as_slice(), b"\n"].concat());
+        sink.send(message(last)).await.unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while client.received() != expected {
+            assert!(std::time::Instant::now() < deadline, "the writer thread did not write the queue");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        sink.send(message(b"before closing".to_vec())).await.unwrap();
+        writer.close(Duration::from_secs(10)).await;
+        assert!(client.received().ends_with(b"from a handler that waited\nbefore closing\n"));
+    }
+
+    #[test]
+    fn a_failed_write_is_reported_and_what_follows_dropped() {
+        struct Gone;
+        impl Write for Gone {
+            fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+                Err(io::ErrorKind::BrokenPipe.into())
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let (_sink, queued) = mpsc::channel(8);
+        let outbox = Outbox::new(queued, Box::new(Gone));
+        outbox.push(b"lost".to_vec());
+        assert!(outbox.write().is_err());
+        outbox.push(b"dropped".to_vec());
+        assert!(outbox.shared.lock().pending.is_empty());
+        assert!(outbox.write().is_err());
     }
 }
