@@ -260,18 +260,76 @@ pub(crate) fn encode_result(id: &RequestId, result: &(impl Serialize + ?Sized)) 
     to_vec(&ResultResponse { jsonrpc: "2.0", id, result })
 }
 
-/// [`encode_result`] for a result serialized already (every handler's): the same bytes, in a
-/// buffer sized once, without serde's machinery around a copy (a sixteenth of a call).
+/// [`encode_result`] for a result serialized already (a shared `tools/list` page): the same
+/// bytes, in a buffer sized once, without serde's machinery around a copy.
 pub(crate) fn encode_raw_result(id: &RequestId, result: &RawValue) -> Vec<u8> {
-    let mut out = Vec::with_capacity(result.get().len() + ENVELOPE);
-    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    if serde_json::to_writer(&mut out, id).is_err() {
-        return encode_result(id, result); // unreachable: an id is a string or an integer
-    }
-    out.extend_from_slice(br#","result":"#);
-    out.extend_from_slice(result.get().as_bytes());
+    frame(id, result.get().as_bytes())
+}
+
+fn frame(id: &RequestId, result: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(result.len() + ENVELOPE);
+    out.extend_from_slice(RESULT_HEAD);
+    let _ = serde_json::to_writer(&mut out, id); // cannot fail: a string or an integer, into memory
+    out.extend_from_slice(RESULT_FIELD);
+    out.extend_from_slice(result);
     out.push(b'}');
     out
+}
+
+const RESULT_HEAD: &[u8] = br#"{"jsonrpc":"2.0","id":"#;
+const RESULT_FIELD: &[u8] = br#","result":"#;
+
+/// Room in front of a [`Serialized`] result for its response's envelope: with an id of up to
+/// 32 bytes, the envelope fits.
+const ROOM: usize = 64;
+
+/// A handler's result, serialized behind room for its response's envelope, so the response
+/// is made in place: one allocation per answer and no copy of the result.
+pub(crate) struct Serialized(Vec<u8>);
+
+impl Serialized {
+    pub fn new(value: &(impl Serialize + ?Sized)) -> serde_json::Result<Self> {
+        let mut bytes = Vec::with_capacity(ROOM + ENVELOPE);
+        bytes.resize(ROOM, b' ');
+        serde_json::to_writer(&mut bytes, value)?;
+        Ok(Self(bytes))
+    }
+
+    /// The result's JSON.
+    pub fn get(&self) -> &str {
+        std::str::from_utf8(&self.0[ROOM..]).expect("serde_json writes UTF-8")
+    }
+
+    /// The response carrying this result to request `id`.
+    pub fn into_response(mut self, id: &RequestId) -> Vec<u8> {
+        use std::io::Write as _;
+        let mut room = &mut self.0[..ROOM];
+        let fits = room.write_all(RESULT_HEAD).is_ok()
+            && serde_json::to_writer(&mut room, id).is_ok()
+            && room.write_all(RESULT_FIELD).is_ok();
+        let unused = room.len();
+        if !fits {
+            return frame(id, &self.0[ROOM..]); // a long string id
+        }
+        let envelope = ROOM - unused;
+        self.0.copy_within(ROOM.., envelope);
+        self.0.truncate(self.0.len() - unused);
+        self.0.push(b'}');
+        self.0
+    }
+}
+
+impl fmt::Debug for Serialized {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Serialized").field(&self.get()).finish()
+    }
+}
+
+impl Serialize for Serialized {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let raw: &RawValue = serde_json::from_str(self.get()).map_err(serde::ser::Error::custom)?;
+        raw.serialize(s)
+    }
 }
 
 pub(crate) fn encode_error(id: Option<&RequestId>, error: &ErrorObject) -> Vec<u8> {
@@ -290,6 +348,7 @@ pub(crate) fn encode_request(id: &RequestId, method: &str, params: &(impl Serial
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn rejected(input: &str) -> Rejected {
         decode(input.as_bytes()).expect_err("should be rejected")
@@ -329,11 +388,21 @@ mod tests {
     }
 
     #[test]
-    fn raw_results_are_encoded_as_serde_would() {
-        let result = RawValue::from_string(r#"{"content":[{"type":"text","text":"a\"b"}]}"#.into()).unwrap();
-        for id in [RequestId::Number(7), RequestId::Number(-1), RequestId::String("x\"\\y\u{1}é".into())] {
-            assert_eq!(encode_raw_result(&id, &result), encode_result(&id, &result), "{id}");
+    fn results_serialized_ahead_are_encoded_as_serde_would() {
+        let result = json!({"content": [{"type": "text", "text": "a\"b"}]});
+        let raw = serde_json::value::to_raw_value(&result).unwrap();
+        let long = "an id longer than the room left for the envelope in front of a result";
+        for id in [
+            RequestId::Number(7),
+            RequestId::Number(i64::MIN),
+            RequestId::String("x\"\\y\u{1}é".into()),
+            RequestId::String(long.into()),
+        ] {
+            let expected = encode_result(&id, &result);
+            assert_eq!(encode_raw_result(&id, &raw), expected, "{id}");
+            assert_eq!(Serialized::new(&result).unwrap().into_response(&id), expected, "{id}");
         }
+        assert_eq!(serde_json::to_string(&Serialized::new(&result).unwrap()).unwrap(), result.to_string());
     }
 
     #[test]

@@ -166,7 +166,7 @@ impl Connection {
             if !self.session.finish(&id) {
                 return Received::Nothing;
             }
-            return Received::Answer(encode_answer(&id, reply.map(Reply::Raw)));
+            return Received::Answer(encode_answer(&id, reply.map(Reply::Serialized)));
         }
         let (session, sink, on_panic) = (Arc::clone(&self.session), sink.clone(), task.on_panic);
         tokio::spawn(async move {
@@ -188,7 +188,7 @@ impl Connection {
             // its answer in one step: `drain` counts the request until its answer is queued,
             // so shutdown never stops the writer ahead of it (such an answer used to be lost
             // at stdin EOF now and then; see bench/NOTES.md).
-            let bytes = encode_answer(&id, reply.map(Reply::Raw));
+            let bytes = encode_answer(&id, reply.map(Reply::Serialized));
             match sink.reserve().await {
                 Ok(permit) => {
                     session.finish_then(&id, || permit.send(outgoing::Outgoing { bytes, is_response: true }));
@@ -253,7 +253,7 @@ fn advance(
 
 fn encode_answer(id: &RequestId, reply: Result<Reply<'_>, ErrorObject>) -> Vec<u8> {
     match reply {
-        Ok(Reply::Raw(raw)) => jsonrpc::encode_raw_result(id, &raw),
+        Ok(Reply::Serialized(result)) => result.into_response(id),
         Ok(Reply::Shared(raw)) => jsonrpc::encode_raw_result(id, raw),
         Ok(reply) => jsonrpc::encode_result(id, &reply),
         Err(error) => jsonrpc::encode_error(Some(id), &error),
@@ -289,10 +289,7 @@ async fn announce_changes(session: Arc<Session>) {
 }
 
 /// The answer for a handler that panicked; the panic's message goes to the log only.
-pub(super) fn panicked(
-    panic: &(dyn std::any::Any + Send),
-    on_panic: PanicAnswer,
-) -> Result<Box<RawValue>, ErrorObject> {
+pub(super) fn panicked(panic: &(dyn std::any::Any + Send), on_panic: PanicAnswer) -> router::Outcome {
     let message = panic
         .downcast_ref::<&str>()
         .copied()

@@ -14,7 +14,7 @@ use crate::context::{Context, Stateless};
 use crate::jsonrpc::{ErrorObject, RequestId, code};
 use crate::protocol::{ProtocolVersion, RequestMeta, meta_key};
 use crate::registry::Change;
-use crate::router::{self, PanicAnswer, Reply, Route, Task};
+use crate::router::{self, Outcome, PanicAnswer, Reply, Route, Task};
 use crate::server::ServerCore;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -133,7 +133,7 @@ impl Connection {
             Route::Reply(reply) => {
                 let reply =
                     reply.and_then(|reply| router::to_raw(&reply)).and_then(|raw| call.complete(Ok(raw), server));
-                answer(reply.map(Reply::Raw))
+                answer(reply.map(Reply::Serialized))
             }
             Route::Spawn(task) => self.run_handler(id, task, sink, Some(call)),
         }
@@ -174,18 +174,14 @@ impl StatelessCall {
     /// A finished handler's answer: the capability failure it hit, if it failed because of
     /// it, else its result with `resultType`, `serverInfo` and (for lists and reads) caching
     /// hints.
-    pub fn complete(
-        &self,
-        reply: Result<Box<RawValue>, ErrorObject>,
-        server: &ServerCore,
-    ) -> Result<Box<RawValue>, ErrorObject> {
+    pub fn complete(&self, reply: Outcome, server: &ServerCore) -> Outcome {
         // A handler may recover from a missing capability (do without the client's input):
         // only a failed handler turns it into -32021.
         let failure = self.state.round.take_failure();
         let reply = match (reply, failure) {
             (Err(error), failure) => return Err(failure.unwrap_or(error)),
-            (Ok(raw), Some(failure)) if is_error_result(&raw) => return Err(failure),
-            (Ok(raw), _) => raw,
+            (Ok(result), Some(failure)) if is_error_result(result.get()) => return Err(failure),
+            (Ok(result), _) => result,
         };
         let mut extras = Map::new();
         extras.insert("resultType".into(), json!("complete"));
@@ -194,16 +190,12 @@ impl StatelessCall {
             extras.insert("ttlMs".into(), json!(server.cache_ttl.as_millis() as u64));
             extras.insert("cacheScope".into(), json!(if self.private { "private" } else { "public" }));
         }
-        merge_into(&reply, extras)
+        merge_into(reply.get(), extras)
     }
 
     /// The interim answer when the handler is waiting on the client: its requests, and the
     /// answers so far sealed in `requestState`.
-    pub fn input_required(
-        &self,
-        requests: Map<String, Value>,
-        server: &ServerCore,
-    ) -> Result<Box<RawValue>, ErrorObject> {
+    pub fn input_required(&self, requests: Map<String, Value>, server: &ServerCore) -> Outcome {
         let state =
             request_state::seal(&server.request_state_key, &self.method, &self.target, self.state.round.answers());
         router::to_raw(&json!({
@@ -216,24 +208,24 @@ impl StatelessCall {
 }
 
 /// Whether a result is a tool's error result.
-fn is_error_result(raw: &RawValue) -> bool {
+fn is_error_result(result: &str) -> bool {
     #[derive(Deserialize)]
     struct Flag {
         #[serde(default, rename = "isError")]
         is_error: bool,
     }
-    serde_json::from_str::<Flag>(raw.get()).is_ok_and(|f| f.is_error)
+    serde_json::from_str::<Flag>(result).is_ok_and(|f| f.is_error)
 }
 
 /// Adds `extras` to a result object, keeping what the result already has (its own caching
 /// hints, its `_meta` keys). The result's members stay serialized: only their extent is
 /// scanned, and only a `_meta` both sides have is parsed, so a large result is copied once
 /// rather than parsed into values and serialized again.
-fn merge_into(raw: &RawValue, extras: Map<String, Value>) -> Result<Box<RawValue>, ErrorObject> {
+fn merge_into(json: &str, extras: Map<String, Value>) -> Outcome {
     let not_an_object = |e: serde_json::Error| {
         ErrorObject::new(code::INTERNAL_ERROR, format!("Internal error: a result is not an object: {e}"))
     };
-    let members: BTreeMap<String, &RawValue> = serde_json::from_str(raw.get()).map_err(not_an_object)?;
+    let members: BTreeMap<String, &RawValue> = serde_json::from_str(json).map_err(not_an_object)?;
     let mut result: BTreeMap<String, Cow<'_, RawValue>> =
         members.into_iter().map(|(key, value)| (key, Cow::Borrowed(value))).collect();
     for (key, value) in extras {
@@ -248,7 +240,8 @@ fn merge_into(raw: &RawValue, extras: Map<String, Value>) -> Result<Box<RawValue
             }
             (Some(_), _) => continue, // the result's own value wins
         };
-        result.insert(key, Cow::Owned(router::to_raw(&merged)?));
+        let merged = serde_json::value::to_raw_value(&merged).map_err(router::unserializable)?;
+        result.insert(key, Cow::Owned(merged));
     }
     router::to_raw(&result)
 }
@@ -336,12 +329,7 @@ pub(super) enum Step {
 
 impl Step {
     /// The answer to send, for a request of either era.
-    pub fn into_reply(
-        self,
-        call: Option<&StatelessCall>,
-        on_panic: PanicAnswer,
-        server: &ServerCore,
-    ) -> Result<Box<RawValue>, ErrorObject> {
+    pub fn into_reply(self, call: Option<&StatelessCall>, on_panic: PanicAnswer, server: &ServerCore) -> Outcome {
         match (self, call) {
             (Step::Done(outcome), None) => outcome.unwrap_or_else(|panic| panicked(&*panic, on_panic)),
             (Step::Done(outcome), Some(call)) => {
@@ -359,15 +347,12 @@ mod tests {
 
     #[test]
     fn merging_keeps_the_results_own_members_and_meta_keys() {
-        let raw = RawValue::from_string(
-            r#"{"content":[{"type":"text","text":"a\"b"}],"ttlMs":5,"_meta":{"mine":1,"shared":"result"}}"#.into(),
-        )
-        .unwrap();
+        let raw = r#"{"content":[{"type":"text","text":"a\"b"}],"ttlMs":5,"_meta":{"mine":1,"shared":"result"}}"#;
         let mut extras = Map::new();
         extras.insert("resultType".into(), json!("complete"));
         extras.insert("ttlMs".into(), json!(60_000));
         extras.insert("_meta".into(), json!({"shared": "server", "serverInfo": {"name": "x"}}));
-        let merged: Value = serde_json::from_str(merge_into(&raw, extras).unwrap().get()).unwrap();
+        let merged: Value = serde_json::from_str(merge_into(raw, extras).unwrap().get()).unwrap();
         assert_eq!(
             merged,
             json!({
@@ -377,8 +362,7 @@ mod tests {
                 "_meta": {"mine": 1, "shared": "result", "serverInfo": {"name": "x"}},
             })
         );
-        let not_an_object = RawValue::from_string("[1]".into()).unwrap();
-        assert_eq!(merge_into(&not_an_object, Map::new()).unwrap_err().code, code::INTERNAL_ERROR);
+        assert_eq!(merge_into("[1]", Map::new()).unwrap_err().code, code::INTERNAL_ERROR);
     }
 
     #[test]

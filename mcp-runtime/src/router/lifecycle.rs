@@ -24,7 +24,7 @@ pub(crate) fn initialize(session: &Session, params: Option<&RawValue>) -> Result
         server_info: &server.info,
         instructions: server.instructions.as_deref(),
     };
-    to_raw(&result).map(Reply::Raw)
+    to_raw(&result).map(Reply::Serialized)
 }
 
 /// Capabilities follow from what is registered: nothing to declare twice.

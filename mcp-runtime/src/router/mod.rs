@@ -11,7 +11,7 @@ pub(crate) use lifecycle::{capabilities, initialize};
 
 use crate::context::Context;
 use crate::engine::session::Session;
-use crate::jsonrpc::{ErrorObject, code};
+use crate::jsonrpc::{ErrorObject, Serialized, code};
 use crate::protocol::ProtocolVersion;
 use crate::registry::Registry;
 use futures_util::future::BoxFuture;
@@ -25,7 +25,7 @@ pub(crate) enum Reply<'a> {
     /// Serialized ahead of time and shared (e.g. a `tools/list` page).
     Shared(&'a RawValue),
     /// Serialized for this answer.
-    Raw(Box<RawValue>),
+    Serialized(Serialized),
     /// A value to serialize.
     Value(Value),
 }
@@ -44,14 +44,14 @@ impl Serialize for Reply<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             Self::Shared(raw) => raw.serialize(s),
-            Self::Raw(raw) => raw.serialize(s),
+            Self::Serialized(result) => result.serialize(s),
             Self::Value(value) => value.serialize(s),
         }
     }
 }
 
 /// What a handler of user code yields: the serialized result, or the error to answer.
-pub(crate) type Outcome = Result<Box<RawValue>, ErrorObject>;
+pub(crate) type Outcome = Result<Serialized, ErrorObject>;
 
 /// The user-code part of a request, given its context.
 pub(crate) type Handler = Box<dyn FnOnce(Context) -> BoxFuture<'static, Outcome> + Send>;
@@ -128,9 +128,14 @@ pub(crate) fn parse_params<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>)
 }
 
 /// Serializes a handler's result.
-pub(crate) fn to_raw(value: &impl Serialize) -> Result<Box<RawValue>, ErrorObject> {
-    serde_json::value::to_raw_value(value)
-        .map_err(|err| ErrorObject::new(code::INTERNAL_ERROR, format!("Internal error: {err}")))
+pub(crate) fn to_raw(value: &(impl Serialize + ?Sized)) -> Outcome {
+    Serialized::new(value).map_err(unserializable)
+}
+
+/// The error for a result that would not serialize (a map with non-string keys, a failing
+/// `Serialize` impl).
+pub(crate) fn unserializable(err: serde_json::Error) -> ErrorObject {
+    ErrorObject::new(code::INTERNAL_ERROR, format!("Internal error: {err}"))
 }
 
 #[derive(Deserialize)]
