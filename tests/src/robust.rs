@@ -1,7 +1,7 @@
 //! The server behind the robustness tests (`tests/tests/robust_*.rs`): served over stdio by the
 //! `robust-server` binary and in-process over HTTP. Besides well-behaved tools it has one that
-//! panics, two that never return (one with its own time limit, one under the server-wide
-//! limit), and one that produces output of any size.
+//! panics, one whose argument panics as it is parsed, two that never return (one with its own
+//! time limit, one under the server-wide limit), and one that produces output of any size.
 
 use mcp_runtime::prelude::*;
 use std::time::Duration;
@@ -28,6 +28,32 @@ pub fn add(a: i64, b: i64) -> i64 {
 #[mcp_tool]
 pub fn boom() -> String {
     panic!("the boom tool always panics")
+}
+
+/// An argument whose deserializer panics: a bug in user code that runs before the tool does.
+pub struct Touchy;
+
+impl<'de> serde::Deserialize<'de> for Touchy {
+    fn deserialize<D: serde::Deserializer<'de>>(_: D) -> Result<Self, D::Error> {
+        panic!("Touchy's deserializer always panics")
+    }
+}
+
+impl schemars::JsonSchema for Touchy {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Touchy".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string"})
+    }
+}
+
+/// Takes an argument that panics as it is parsed.
+#[mcp_tool]
+pub fn touchy(value: Touchy) -> String {
+    let Touchy = value;
+    "unreachable: the argument never parses".into()
 }
 
 /// Never returns; stopped after its own 300 ms limit.
@@ -71,7 +97,7 @@ pub async fn nap(millis: u64) -> String {
 
 /// The server: every tool above, the server-wide tool time limit, default message size limit.
 pub fn server() -> Server {
-    server!().tools(tools![echo, add, boom, hang, stall, blob, ticks, nap]).tool_timeout(TOOL_TIMEOUT)
+    server!().tools(tools![echo, add, boom, touchy, hang, stall, blob, ticks, nap]).tool_timeout(TOOL_TIMEOUT)
 }
 
 /// A message of `depth` nested arrays (`[[[...]]]`).

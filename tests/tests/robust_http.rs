@@ -46,7 +46,7 @@ async fn assert_still_serves(running: Running, client: HttpClient) {
     let pong = client.request(900_001, "ping", json!({})).await;
     assert_eq!(pong.last().unwrap()["result"], json!({}));
     let list = client.request(900_002, "tools/list", json!({})).await;
-    assert_eq!(list.last().unwrap()["result"]["tools"].as_array().map(Vec::len), Some(8));
+    assert_eq!(list.last().unwrap()["result"]["tools"].as_array().map(Vec::len), Some(9));
     let echo =
         client.request(900_003, "tools/call", json!({"name": "echo", "arguments": {"text": "still here"}})).await;
     assert_eq!(echo.last().unwrap()["result"]["content"][0]["text"], "still here");
@@ -285,6 +285,8 @@ async fn a_panicking_tool_is_an_error_result() {
         let answer = post(&client, call(id, "boom", json!({}))).await;
         assert!(tool_error_text(&answer).contains("tool `boom` failed unexpectedly (it panicked)"), "{answer}");
     }
+    let answer = post(&client, call(4, "touchy", json!({"value": "x"}))).await;
+    assert!(tool_error_text(&answer).contains("tool `touchy` failed unexpectedly (it panicked)"), "{answer}");
     assert_still_serves(running, client).await;
 }
 

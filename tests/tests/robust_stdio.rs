@@ -24,7 +24,7 @@ async fn assert_still_serves(mut server: StdioServer) {
     let (pong, _) = server.request(900_001, "ping", json!({})).await;
     assert_eq!(pong["result"], json!({}), "{pong}");
     let (list, _) = server.request(900_002, "tools/list", json!({})).await;
-    assert_eq!(list["result"]["tools"].as_array().map(Vec::len), Some(8), "{list}");
+    assert_eq!(list["result"]["tools"].as_array().map(Vec::len), Some(9), "{list}");
     let (echo, _) =
         server.request(900_003, "tools/call", json!({"name": "echo", "arguments": {"text": "still here"}})).await;
     assert_eq!(echo["result"]["content"][0]["text"], "still here", "{echo}");
@@ -268,6 +268,9 @@ async fn a_panicking_tool_is_an_error_result() {
         let (answer, _) = server.request(id, "tools/call", json!({"name": "boom", "arguments": {}})).await;
         assert!(tool_error_text(&answer).contains("tool `boom` failed unexpectedly (it panicked)"), "{answer}");
     }
+    // Arguments are parsed before the tool runs, by user code too: its panic is caught alike.
+    let (answer, _) = server.request(4, "tools/call", json!({"name": "touchy", "arguments": {"value": "x"}})).await;
+    assert!(tool_error_text(&answer).contains("tool `touchy` failed unexpectedly (it panicked)"), "{answer}");
     assert_still_serves(server).await;
 }
 

@@ -85,15 +85,17 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
 
                 fn descriptor() -> ::mcp_runtime::__private::ToolDescriptor {
                     fn call(
-                        arguments: ::core::option::Option<::std::boxed::Box<::mcp_runtime::__private::serde_json::value::RawValue>>,
+                        arguments: ::core::option::Option<&::mcp_runtime::__private::serde_json::value::RawValue>,
                         context: ::mcp_runtime::Context,
                     ) -> ::mcp_runtime::__private::BoxFuture<'static, ::mcp_runtime::CallToolResult> {
+                        let __McpArguments { #(#field_bindings,)* } =
+                            match ::mcp_runtime::__private::parse_arguments::<__McpArguments>(#name, arguments) {
+                                ::core::result::Result::Ok(arguments) => arguments,
+                                ::core::result::Result::Err(error) => {
+                                    return ::std::boxed::Box::pin(::core::future::ready(error));
+                                }
+                            };
                         ::std::boxed::Box::pin(async move {
-                            let __McpArguments { #(#field_bindings,)* } =
-                                match ::mcp_runtime::__private::parse_arguments::<__McpArguments>(#name, arguments.as_deref()) {
-                                    ::core::result::Result::Ok(arguments) => arguments,
-                                    ::core::result::Result::Err(error) => return error,
-                                };
                             #extract
                             #into_result
                         })

@@ -157,7 +157,12 @@ impl Connection {
             );
             return Received::Answer(encode_answer(&id, Err(error)));
         };
-        let mut handler = (task.run)(ctx.clone());
+        // Made (which parses a tool's arguments) and first polled with the context set too.
+        let made = in_scope(&ctx, || (task.run)(ctx.clone()));
+        let mut handler = match made {
+            Ok(handler) => handler,
+            Err(panic) => Box::pin(std::future::ready(panicked(&*panic, task.on_panic))),
+        };
         // No waker to give: a handler left pending is polled again, with its task's waker,
         // as soon as that task starts, and a future registers the waker of its latest poll.
         if let Poll::Ready(step) = advance(&ctx, &mut handler, &mut std::task::Context::from_waker(Waker::noop())) {
@@ -239,9 +244,7 @@ fn advance(
     handler: &mut BoxFuture<'static, router::Outcome>,
     cx: &mut std::task::Context<'_>,
 ) -> Poll<Step> {
-    let polled =
-        CURRENT.sync_scope(ctx.clone(), || std::panic::catch_unwind(AssertUnwindSafe(|| handler.as_mut().poll(cx))));
-    match polled {
+    match in_scope(ctx, || handler.as_mut().poll(cx)) {
         Ok(Poll::Ready(outcome)) => Poll::Ready(Step::Done(Ok(outcome))),
         Err(panic) => Poll::Ready(Step::Done(Err(panic))),
         Ok(Poll::Pending) => match ctx.stateless().and_then(|s| s.round.pending_requests()) {
@@ -249,6 +252,11 @@ fn advance(
             None => Poll::Pending,
         },
     }
+}
+
+/// Runs user code with its request's context set, a panic caught.
+fn in_scope<T>(ctx: &Context, user_code: impl FnOnce() -> T) -> std::thread::Result<T> {
+    CURRENT.sync_scope(ctx.clone(), || std::panic::catch_unwind(AssertUnwindSafe(user_code)))
 }
 
 fn encode_answer(id: &RequestId, reply: Result<Reply<'_>, ErrorObject>) -> Vec<u8> {

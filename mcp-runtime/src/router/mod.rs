@@ -53,19 +53,21 @@ impl Serialize for Reply<'_> {
 /// What a handler of user code yields: the serialized result, or the error to answer.
 pub(crate) type Outcome = Result<Serialized, ErrorObject>;
 
-/// The user-code part of a request, given its context.
-pub(crate) type Handler = Box<dyn FnOnce(Context) -> BoxFuture<'static, Outcome> + Send>;
+/// The user-code part of a request, given its context. It may borrow the request's params:
+/// it is called before the engine's next message, and what it returns may not borrow them.
+pub(crate) type Handler<'a> = Box<dyn FnOnce(Context) -> BoxFuture<'static, Outcome> + Send + 'a>;
 
 /// Work that runs user code, to be spawned by the engine.
-pub(crate) struct Task {
+pub(crate) struct Task<'a> {
     /// The request's `_meta` (progress token...).
     pub meta: Option<Map<String, Value>>,
-    pub run: Handler,
+    pub run: Handler<'a>,
     /// What to answer if the user code panics.
     pub on_panic: PanicAnswer,
 }
 
 /// The answer to a request whose handler panicked.
+#[derive(Clone, Copy)]
 pub(crate) enum PanicAnswer {
     /// A tool: an `isError` result naming it, so the model sees the failure.
     ToolError(&'static str),
@@ -75,7 +77,7 @@ pub(crate) enum PanicAnswer {
 
 pub(crate) enum Route<'a> {
     Reply(Result<Reply<'a>, ErrorObject>),
-    Spawn(Task),
+    Spawn(Task<'a>),
 }
 
 impl<'a> From<Result<Reply<'a>, ErrorObject>> for Route<'a> {
@@ -155,7 +157,7 @@ pub(crate) fn route<'a>(
     session: &Session,
     version: Option<ProtocolVersion>,
     method: &str,
-    params: Option<&RawValue>,
+    params: Option<&'a RawValue>,
 ) -> Route<'a> {
     let page = |listing: Result<&'a RawValue, ErrorObject>| Route::Reply(listing.map(Reply::Shared));
     match method {

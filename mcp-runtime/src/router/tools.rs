@@ -17,12 +17,13 @@ pub(crate) fn list<'a>(registry: &'a Registry, cursor: Option<&str>) -> Result<R
     Ok(Reply::Shared(page))
 }
 
-pub(crate) fn call(registry: &Registry, params: Option<&RawValue>) -> Route<'static> {
+pub(crate) fn call<'a>(registry: &Registry, params: Option<&'a RawValue>) -> Route<'a> {
     #[derive(Deserialize)]
     struct CallParams<'a> {
         #[serde(borrow)]
         name: std::borrow::Cow<'a, str>,
-        arguments: Option<Box<RawValue>>,
+        #[serde(borrow)]
+        arguments: Option<&'a RawValue>,
         #[serde(rename = "_meta")]
         meta: Option<serde_json::Map<String, serde_json::Value>>,
     }
@@ -31,7 +32,7 @@ pub(crate) fn call(registry: &Registry, params: Option<&RawValue>) -> Route<'sta
             .tools
             .get(&p.name)
             .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown tool: {}", p.name)))?;
-        if p.arguments.as_deref().is_some_and(|a| !a.get().starts_with('{')) {
+        if p.arguments.is_some_and(|a| !a.get().starts_with('{')) {
             return Err(ErrorObject::invalid_params("tools/call: `arguments` must be an object"));
         }
         Ok((tool.clone(), p.arguments, p.meta))
@@ -40,18 +41,21 @@ pub(crate) fn call(registry: &Registry, params: Option<&RawValue>) -> Route<'sta
         Ok((tool, arguments, meta)) => Route::Spawn(Task {
             meta,
             run: Box::new(move |ctx| {
+                // Parsed now, while the arguments are at hand; the tool runs when polled.
+                let call = (tool.call)(arguments, ctx.clone());
+                // Copied only to show them to the user.
+                let shown = tool.confirm.then(|| arguments.map(ToOwned::to_owned));
                 Box::pin(async move {
-                    if tool.confirm {
+                    if let Some(shown) = shown {
                         let fallback = ctx.session().server.confirmation_fallback;
                         // Boxed: asking the user takes a large future, which would otherwise
                         // size (and make slower to allocate) every call's.
-                        let confirmed = Box::pin(crate::tool::confirm(&ctx, tool.name, arguments.as_deref(), fallback));
+                        let confirmed = Box::pin(crate::tool::confirm(&ctx, tool.name, shown.as_deref(), fallback));
                         if let Err(refused) = confirmed.await {
                             return to_raw(&refused);
                         }
                     }
                     let limit = tool.timeout.or(ctx.session().server.tool_timeout);
-                    let call = (tool.call)(arguments, ctx);
                     let result = match limit {
                         None => call.await,
                         Some(limit) => tokio::time::timeout(limit, call).await.unwrap_or_else(|_| {

@@ -35,8 +35,9 @@ pub struct ToolDescriptor {
     pub input_schema: fn() -> Map<String, Value>,
     /// Builds the output schema, for tools returning `Json<T>`.
     pub output_schema: fn() -> Option<Map<String, Value>>,
-    /// Runs the tool on raw arguments (absent arguments are `None`).
-    pub call: fn(Option<Box<RawValue>>, Context) -> BoxFuture<'static, CallToolResult>,
+    /// Starts a call on raw arguments (absent arguments are `None`): parses them at once,
+    /// and returns the tool's run, or for arguments that do not fit, their error result.
+    pub call: fn(Option<&RawValue>, Context) -> BoxFuture<'static, CallToolResult>,
 }
 
 impl ToolDescriptor {
