@@ -157,15 +157,15 @@ impl Connection {
             );
             return Received::Answer(encode_answer(&id, Err(error)));
         };
-        // Made (which parses a tool's arguments) and first polled with the context set too.
-        let made = in_scope(&ctx, || (task.run)(ctx.clone()));
-        let mut handler = match made {
-            Ok(handler) => handler,
-            Err(panic) => Box::pin(std::future::ready(panicked(&*panic, task.on_panic))),
-        };
-        // No waker to give: a handler left pending is polled again, with its task's waker,
-        // as soon as that task starts, and a future registers the waker of its latest poll.
-        if let Poll::Ready(step) = advance(&ctx, &mut handler, &mut std::task::Context::from_waker(Waker::noop())) {
+        // Made (which parses a tool's arguments) and first polled in one scope. No waker to
+        // give: a handler left pending is polled again, with its task's waker, as soon as that
+        // task starts, and a future registers the waker of its latest poll.
+        let mut made = None;
+        let polled = in_scope(&ctx, || {
+            let handler = made.insert((task.run)(ctx.clone()));
+            handler.as_mut().poll(&mut std::task::Context::from_waker(Waker::noop()))
+        });
+        if let Poll::Ready(step) = settle(&ctx, polled) {
             let reply = step.into_reply(call.as_ref(), task.on_panic, &self.session.server);
             // Over HTTP a cancellation may come in on another request meanwhile; it wins.
             if !self.session.finish(&id) {
@@ -173,6 +173,7 @@ impl Connection {
             }
             return Received::Answer(encode_answer(&id, reply.map(Reply::Serialized)));
         }
+        let mut handler = made.expect("a handler left pending was made");
         let (session, sink, on_panic) = (Arc::clone(&self.session), sink.clone(), task.on_panic);
         tokio::spawn(async move {
             // Runs the handler until it finishes or, stateless, stops waiting on the client;
@@ -244,7 +245,12 @@ fn advance(
     handler: &mut BoxFuture<'static, router::Outcome>,
     cx: &mut std::task::Context<'_>,
 ) -> Poll<Step> {
-    match in_scope(ctx, || handler.as_mut().poll(cx)) {
+    settle(ctx, in_scope(ctx, || handler.as_mut().poll(cx)))
+}
+
+/// What a poll of a handler means for its request.
+fn settle(ctx: &Context, polled: std::thread::Result<Poll<router::Outcome>>) -> Poll<Step> {
+    match polled {
         Ok(Poll::Ready(outcome)) => Poll::Ready(Step::Done(Ok(outcome))),
         Err(panic) => Poll::Ready(Step::Done(Err(panic))),
         Ok(Poll::Pending) => match ctx.stateless().and_then(|s| s.round.pending_requests()) {
