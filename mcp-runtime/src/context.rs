@@ -31,8 +31,9 @@ struct Inner {
     meta: Option<Map<String, Value>>,
     cancellation: Cancellation,
     session: Arc<Session>,
-    /// Where this request's progress, logs and requests to the client go.
-    sink: Sink,
+    /// Where this request's progress, logs and requests to the client go, when not to the
+    /// session's own sink (stdio's one stream): a clone costs atomic updates on every call.
+    sink: Option<Sink>,
     /// For a stateless (2026-07-28) request: its client view and input round.
     stateless: Option<Arc<Stateless>>,
     /// The verified caller (HTTP with authorization).
@@ -84,9 +85,10 @@ impl Context {
         request_id: RequestId,
         meta: Option<Map<String, Value>>,
         session: Arc<Session>,
-        sink: Sink,
+        sink: &Sink,
         stateless: Option<Arc<Stateless>>,
     ) -> Self {
+        let sink = (!sink.same_channel(&session.unsolicited)).then(|| sink.clone());
         Self {
             inner: Arc::new(Inner {
                 request_id,
@@ -123,7 +125,7 @@ impl Context {
     }
 
     pub(crate) fn sink(&self) -> &Sink {
-        &self.inner.sink
+        self.inner.sink.as_ref().unwrap_or(&self.inner.session.unsolicited)
     }
 
     /// A handle to change what the server offers (add or remove tools...).
@@ -216,7 +218,7 @@ impl Context {
             message: Option<String>,
         }
         let params = Params { progress_token, progress, total, message };
-        self.inner.session.notify(&self.inner.sink, "notifications/progress", &params).await;
+        self.inner.session.notify(self.sink(), "notifications/progress", &params).await;
     }
 
     /// Streamable HTTP: closes the connection carrying this request's SSE stream now, without
@@ -225,13 +227,13 @@ impl Context {
     /// calls behind proxies that cut idle connections. A no-op on stdio, in tests, and when the
     /// request is answered with plain JSON.
     pub fn close_sse_stream(&self) {
-        self.inner.session.close_stream(&self.inner.sink);
+        self.inner.session.close_stream(self.sink());
     }
 
     /// Sends a log message to the client if its level lets `level` through.
     pub async fn log(&self, level: LoggingLevel, data: impl Into<Value>) {
         if self.wants_log(level) {
-            outgoing::send(&self.inner.sink, log_message(level, None, data.into()), false).await;
+            outgoing::send(self.sink(), log_message(level, None, data.into()), false).await;
         }
     }
 
@@ -266,7 +268,7 @@ impl Context {
 
     /// The `tracing` bridge's path: it cannot wait, so a full outbound queue drops the line.
     pub(crate) fn send_log(&self, level: LoggingLevel, logger: Option<&str>, data: Value) {
-        outgoing::try_send(&self.inner.sink, log_message(level, logger, data));
+        outgoing::try_send(self.sink(), log_message(level, logger, data));
     }
 }
 

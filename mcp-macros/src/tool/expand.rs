@@ -33,7 +33,10 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
         let (field, binding) = (&p.ident, handler::expand::binding(i));
         quote!(#field: #binding)
     });
-    let extract = handler::expand::extract_injected(tool, |error| error);
+    // Before the tool's future, like the arguments: what it needs from the context is cloned
+    // into it, and a tool that needs nothing from it clones nothing.
+    let extract =
+        handler::expand::extract_injected(tool, |error| quote!(::std::boxed::Box::pin(::core::future::ready(#error))));
     let call = handler::expand::call(tool);
     let into_result = quote_spanned!(output_span=> #output_trait::into_tool_result(#call));
     let into_result = if options.blocking.as_ref().is_some_and(|b| b.value) {
@@ -86,7 +89,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
                 fn descriptor() -> ::mcp_runtime::__private::ToolDescriptor {
                     fn call(
                         arguments: ::core::option::Option<&::mcp_runtime::__private::serde_json::value::RawValue>,
-                        context: ::mcp_runtime::Context,
+                        context: &::mcp_runtime::Context,
                     ) -> ::mcp_runtime::__private::BoxFuture<'static, ::mcp_runtime::CallToolResult> {
                         let __McpArguments { #(#field_bindings,)* } =
                             match ::mcp_runtime::__private::parse_arguments::<__McpArguments>(#name, arguments) {
@@ -95,10 +98,8 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
                                     return ::std::boxed::Box::pin(::core::future::ready(error));
                                 }
                             };
-                        ::std::boxed::Box::pin(async move {
-                            #extract
-                            #into_result
-                        })
+                        #extract
+                        ::std::boxed::Box::pin(async move { #into_result })
                     }
                     ::mcp_runtime::__private::ToolDescriptor {
                         name: #name,

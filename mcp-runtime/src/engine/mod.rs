@@ -149,7 +149,7 @@ impl Connection {
     fn run_handler(&self, id: RequestId, task: Task, sink: &Sink, call: Option<stateless::StatelessCall>) -> Received {
         let state = call.as_ref().map(stateless::StatelessCall::context_state);
         let session = Arc::clone(&self.session);
-        let context = || Context::new(id.clone(), task.meta, session, sink.clone(), state);
+        let context = || Context::new(id.clone(), task.meta, session, sink, state);
         let Some(ctx) = self.session.begin(&id, context) else {
             let error = ErrorObject::new(
                 code::INVALID_REQUEST,
@@ -162,7 +162,7 @@ impl Connection {
         // task starts, and a future registers the waker of its latest poll.
         let mut made = None;
         let polled = in_scope(&ctx, || {
-            let handler = made.insert((task.run)(ctx.clone()));
+            let handler = made.insert((task.run)(&ctx));
             handler.as_mut().poll(&mut std::task::Context::from_waker(Waker::noop()))
         });
         if let Poll::Ready(step) = settle(&ctx, polled) {

@@ -286,7 +286,8 @@ fn listen(id: &RequestId, wanted: Map<String, Value>, registry: &crate::registry
     Route::Spawn(Task {
         meta: None,
         on_panic: PanicAnswer::InternalError,
-        run: Box::new(move |ctx: Context| {
+        run: Box::new(move |ctx: &Context| {
+            let ctx = ctx.clone();
             Box::pin(async move {
                 let mut changes = ctx.session().server.catalog.subscribe();
                 let sink = ctx.sink();

@@ -65,6 +65,7 @@ pub(crate) fn complete(registry: &Registry, params: Option<&RawValue>) -> Route<
         meta: None,
         on_panic: PanicAnswer::InternalError,
         run: Box::new(move |ctx| {
+            let ctx = ctx.clone();
             Box::pin(async move {
                 let completion = match completer {
                     Some(complete) => complete(request, ctx).await,

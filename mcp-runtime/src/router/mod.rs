@@ -55,7 +55,7 @@ pub(crate) type Outcome = Result<Serialized, ErrorObject>;
 
 /// The user-code part of a request, given its context. It may borrow the request's params:
 /// it is called before the engine's next message, and what it returns may not borrow them.
-pub(crate) type Handler<'a> = Box<dyn FnOnce(Context) -> BoxFuture<'static, Outcome> + Send + 'a>;
+pub(crate) type Handler<'a> = Box<dyn FnOnce(&Context) -> BoxFuture<'static, Outcome> + Send + 'a>;
 
 /// Work that runs user code, to be spawned by the engine.
 pub(crate) struct Task<'a> {

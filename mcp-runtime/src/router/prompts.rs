@@ -32,6 +32,9 @@ pub(crate) fn get(registry: &Registry, params: Option<&RawValue>) -> Route<'stat
     Route::Spawn(Task {
         meta: params.meta,
         on_panic: PanicAnswer::InternalError,
-        run: Box::new(move |ctx| Box::pin(async move { to_raw(&(prompt.get)(arguments, ctx).await?) })),
+        run: Box::new(move |ctx| {
+            let ctx = ctx.clone();
+            Box::pin(async move { to_raw(&(prompt.get)(arguments, ctx).await?) })
+        }),
     })
 }

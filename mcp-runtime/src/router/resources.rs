@@ -33,6 +33,7 @@ pub(crate) fn list<'a>(registry: &'a Arc<Registry>, params: Option<&RawValue>) -
         meta: None,
         on_panic: PanicAnswer::InternalError,
         run: Box::new(move |ctx| {
+            let ctx = ctx.clone();
             Box::pin(async move {
                 let mut all: Vec<Box<RawValue>> = registry.resources.wire_items().map(ToOwned::to_owned).collect();
                 for template in registry.templates.items() {
@@ -89,6 +90,7 @@ pub(crate) fn read<'a>(
         meta: params.meta,
         on_panic: PanicAnswer::InternalError,
         run: Box::new(move |ctx| {
+            let ctx = ctx.clone();
             Box::pin(async move {
                 let result = (descriptor.read)(request, ctx).await?;
                 match (stateless, descriptor.ttl_ms, descriptor.cache_scope) {

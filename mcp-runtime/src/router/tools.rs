@@ -42,12 +42,14 @@ pub(crate) fn call<'a>(registry: &Registry, params: Option<&'a RawValue>) -> Rou
             meta,
             run: Box::new(move |ctx| {
                 // Parsed now, while the arguments are at hand; the tool runs when polled.
-                let call = (tool.call)(arguments, ctx.clone());
-                // Copied only to show them to the user.
-                let shown = tool.confirm.then(|| arguments.map(ToOwned::to_owned));
+                let call = (tool.call)(arguments, ctx);
+                let server = &ctx.session().server;
+                let limit = tool.timeout.or(server.tool_timeout);
+                // The raw arguments are copied only to show them to the user.
+                let confirm = tool.confirm.then(|| (ctx.clone(), arguments.map(ToOwned::to_owned)));
+                let fallback = server.confirmation_fallback;
                 Box::pin(async move {
-                    if let Some(shown) = shown {
-                        let fallback = ctx.session().server.confirmation_fallback;
+                    if let Some((ctx, shown)) = confirm {
                         // Boxed: asking the user takes a large future, which would otherwise
                         // size (and make slower to allocate) every call's.
                         let confirmed = Box::pin(crate::tool::confirm(&ctx, tool.name, shown.as_deref(), fallback));
@@ -55,7 +57,6 @@ pub(crate) fn call<'a>(registry: &Registry, params: Option<&'a RawValue>) -> Rou
                             return to_raw(&refused);
                         }
                     }
-                    let limit = tool.timeout.or(ctx.session().server.tool_timeout);
                     let result = match limit {
                         None => call.await,
                         Some(limit) => tokio::time::timeout(limit, call).await.unwrap_or_else(|_| {

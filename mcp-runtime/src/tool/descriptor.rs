@@ -37,7 +37,7 @@ pub struct ToolDescriptor {
     pub output_schema: fn() -> Option<Map<String, Value>>,
     /// Starts a call on raw arguments (absent arguments are `None`): parses them at once,
     /// and returns the tool's run, or for arguments that do not fit, their error result.
-    pub call: fn(Option<&RawValue>, Context) -> BoxFuture<'static, CallToolResult>,
+    pub call: fn(Option<&RawValue>, &Context) -> BoxFuture<'static, CallToolResult>,
 }
 
 impl ToolDescriptor {

@@ -29,9 +29,9 @@ use tokio_util::sync::CancellationToken;
 /// Messages handlers may queue before they wait (backpressure on a slow client).
 const OUTBOUND_QUEUE: usize = 1024;
 
-/// Clones of the outbound sink (about two per request still running) past which no new input
-/// is read.
-const PENDING_LIMIT: usize = 1024;
+/// Clones of the outbound sink (one per request still running, held by its task) past which no
+/// new input is read.
+const PENDING_LIMIT: usize = 512;
 
 /// How often the connection's thread checks whether requests have finished, when too many run.
 const PENDING_POLL: Duration = Duration::from_millis(1);
