@@ -8,11 +8,12 @@ use crate::prompt::PromptDescriptor;
 use crate::resource::ResourceDescriptor;
 use crate::resource::uri_template::{Bindings, UriTemplate};
 use crate::tool::descriptor::ToolDescriptor;
+use arc_swap::ArcSwap;
 use foldhash::HashMap;
 use foldhash::HashMapExt as _;
 use serde::Serialize;
 use serde_json::value::RawValue;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::broadcast;
 
 /// One kind of listed item, in registration order, with its wire form and list pages.
@@ -184,7 +185,11 @@ pub(crate) struct Edit<'a> {
 
 /// The live registry: readers take the current snapshot; writers swap in a new one.
 pub(crate) struct Catalog {
-    current: RwLock<Arc<Registry>>,
+    /// Read on every request: a load takes no lock and bumps no shared count (an `RwLock` and
+    /// an `Arc` clone were four atomic updates of one cache line every worker shares).
+    current: ArcSwap<Registry>,
+    /// Serializes edits, each of which builds the next snapshot from the last.
+    editing: Mutex<()>,
     page_size: usize,
     changes: broadcast::Sender<Change>,
 }
@@ -201,11 +206,17 @@ impl Catalog {
             page_size,
         };
         let registry = apply(&empty, Edit { add: definitions, ..Edit::default() }, page_size)?;
-        Ok(Self { current: RwLock::new(Arc::new(registry)), page_size, changes: broadcast::channel(64).0 })
+        Ok(Self {
+            current: ArcSwap::from_pointee(registry),
+            editing: Mutex::new(()),
+            page_size,
+            changes: broadcast::channel(64).0,
+        })
     }
 
-    pub fn snapshot(&self) -> Arc<Registry> {
-        Arc::clone(&self.current.read().unwrap_or_else(|e| e.into_inner()))
+    /// The current tables, for the request at hand: hold it only while handling one message.
+    pub fn snapshot(&self) -> arc_swap::Guard<Arc<Registry>> {
+        self.current.load()
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<Change> {
@@ -219,9 +230,9 @@ impl Catalog {
             (!edit.add.resources.is_empty() || !edit.remove_resources.is_empty(), Change::Resources),
             (!edit.add.prompts.is_empty() || !edit.remove_prompts.is_empty(), Change::Prompts),
         ];
-        let mut current = self.current.write().unwrap_or_else(|e| e.into_inner());
-        *current = Arc::new(apply(&current, edit, self.page_size)?);
-        drop(current);
+        let editing = self.editing.lock().unwrap_or_else(PoisonError::into_inner);
+        self.current.store(Arc::new(apply(&self.current.load(), edit, self.page_size)?));
+        drop(editing);
         for (changed, change) in kinds {
             if changed {
                 self.announce(change);
