@@ -1,8 +1,7 @@
 //! stdin and stdout of every kind a client hands a server. The other stdio tests use pipes;
 //! these use a socket pair (what Node.js clients create: libuv spawns children with
 //! `socketpair`, so Claude Desktop, VS Code and the MCP Inspector talk to servers over sockets)
-//! and plain files (`server < requests.jsonl > answers.jsonl`), which the runtime cannot poll
-//! and reads on a thread instead.
+//! and plain files (`server < requests.jsonl > answers.jsonl`).
 
 use mcp_runtime::testing::ServerMessage;
 use mcp_tests::{TIMEOUT, spec_2025_11_25};
