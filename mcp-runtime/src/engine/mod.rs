@@ -143,9 +143,10 @@ impl Connection {
     /// turned into answers. A stateless request (`call`) may stop early to ask the client for
     /// input.
     ///
-    /// The first poll happens here, on the transport's task: most handlers (every sync tool)
-    /// finish in it, and then cost no task, no channel hop and no wake-up. One still pending
-    /// moves to its own task, so a tool awaiting I/O never holds up the next message.
+    /// The first poll happens here, where the request arrived (stdio's connection thread, an
+    /// HTTP request's task): most handlers (every sync tool) finish in it, and then cost no
+    /// task, no channel hop and no wake-up. One still pending moves to its own task, so a tool
+    /// awaiting I/O never holds up the next message.
     fn run_handler(&self, id: RequestId, task: Task, sink: &Sink, call: Option<stateless::StatelessCall>) -> Received {
         let state = call.as_ref().map(stateless::StatelessCall::context_state);
         let session = Arc::clone(&self.session);
