@@ -178,11 +178,15 @@ impl StatelessCall {
         // A handler may recover from a missing capability (do without the client's input):
         // only a failed handler turns it into -32021.
         let failure = self.state.round.take_failure();
-        let reply = match (reply, failure) {
-            (Err(error), failure) => return Err(failure.unwrap_or(error)),
-            (Ok(result), Some(failure)) if is_error_result(result.get()) => return Err(failure),
-            (Ok(result), _) => result,
+        let result = match reply {
+            Err(error) => return Err(failure.unwrap_or(error)),
+            Ok(result) => result,
         };
+        // Checked once: a result's text is validated as UTF-8 each time it is read.
+        let json = result.get();
+        if let Some(failure) = failure.filter(|_| is_error_result(json)) {
+            return Err(failure);
+        }
         let mut extras = Map::new();
         extras.insert("resultType".into(), json!("complete"));
         extras.insert("_meta".into(), json!({ meta_key::SERVER_INFO: &server.info }));
@@ -190,7 +194,7 @@ impl StatelessCall {
             extras.insert("ttlMs".into(), json!(server.cache_ttl.as_millis() as u64));
             extras.insert("cacheScope".into(), json!(if self.private { "private" } else { "public" }));
         }
-        merge_into(reply.get(), extras)
+        merge_into(json, extras)
     }
 
     /// The interim answer when the handler is waiting on the client: its requests, and the
@@ -240,8 +244,7 @@ fn merge_into(json: &str, extras: Map<String, Value>) -> Outcome {
             }
             (Some(_), _) => continue, // the result's own value wins
         };
-        let merged = serde_json::value::to_raw_value(&merged).map_err(router::unserializable)?;
-        result.insert(key, Cow::Owned(merged));
+        result.insert(key, Cow::Owned(router::to_raw_value(&merged)?));
     }
     router::to_raw(&result)
 }

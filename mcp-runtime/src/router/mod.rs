@@ -134,9 +134,14 @@ pub(crate) fn to_raw(value: &(impl Serialize + ?Sized)) -> Outcome {
     Serialized::new(value).map_err(unserializable)
 }
 
+/// Serializes a part of a result (a listed resource, a merged member) that stays raw JSON.
+pub(crate) fn to_raw_value(value: &(impl Serialize + ?Sized)) -> Result<Box<RawValue>, ErrorObject> {
+    serde_json::value::to_raw_value(value).map_err(unserializable)
+}
+
 /// The error for a result that would not serialize (a map with non-string keys, a failing
 /// `Serialize` impl).
-pub(crate) fn unserializable(err: serde_json::Error) -> ErrorObject {
+fn unserializable(err: serde_json::Error) -> ErrorObject {
     ErrorObject::new(code::INTERNAL_ERROR, format!("Internal error: {err}"))
 }
 

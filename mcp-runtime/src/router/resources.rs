@@ -1,6 +1,6 @@
 //! `resources/list`, `resources/read`, `resources/subscribe` and `resources/unsubscribe`.
 
-use super::{PanicAnswer, Reply, Route, Task, cursor, parse_params, to_raw, unserializable};
+use super::{PanicAnswer, Reply, Route, Task, cursor, parse_params, to_raw, to_raw_value};
 use crate::engine::session::Session;
 use crate::jsonrpc::ErrorObject;
 use crate::protocol::{self, ProtocolVersion};
@@ -39,7 +39,7 @@ pub(crate) fn list<'a>(registry: &'a Arc<Registry>, params: Option<&RawValue>) -
                 for template in registry.templates.items() {
                     if let Some(list) = template.descriptor.list {
                         for entry in list(ctx.clone()).await? {
-                            all.push(serde_json::value::to_raw_value(&entry).map_err(unserializable)?);
+                            all.push(to_raw_value(&entry)?);
                         }
                     }
                 }

@@ -158,7 +158,8 @@ impl Wake for Unpark {
 }
 
 impl State {
-    /// Moves every queued message into the pending ones.
+    /// Moves every queued message into the pending ones. (It registers no waker: the channel
+    /// keeps only one, and the writer thread's must stay.)
     fn collect(&mut self) {
         while let Ok(message) = self.queued.try_recv() {
             self.append(message.bytes);
