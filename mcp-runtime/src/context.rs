@@ -14,9 +14,11 @@ use std::sync::atomic::{AtomicBool, Ordering, fence};
 use std::sync::{Arc, OnceLock};
 use tokio_util::sync::CancellationToken;
 
-tokio::task_local! {
-    /// The context of the request the current task is handling, for the `tracing` bridge.
-    pub(crate) static CURRENT: Context;
+scoped_tls::scoped_thread_local! {
+    /// The context of the request whose handler this thread is polling, for the `tracing`
+    /// bridge. Set only for the span of a poll (or of a blocking tool's run): borrowing the
+    /// context there costs nothing, where a task-local took a clone per poll.
+    pub(crate) static CURRENT: Context
 }
 
 /// What a handler knows about the request it serves. Add a `ctx: Context` parameter to a tool

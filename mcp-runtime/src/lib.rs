@@ -159,7 +159,7 @@ pub mod __private {
     pub use crate::prompt::{PromptArgument, PromptDef, PromptDescriptor};
     pub use crate::resource::{ListFn, ResourceDef, ResourceDescriptor, ResourceRequest, run_lister};
     pub use crate::text_value::{FromText, ParseUnsupported, ParseViaDeserialize, ParseViaFromStr, TextValue};
-    pub use crate::tool::descriptor::{ToolDescriptor, parse_arguments};
+    pub use crate::tool::descriptor::{ToolCall, ToolDescriptor, parse_arguments};
     pub use crate::tool::schema::{input_schema_for, verbatim_schema};
     pub use crate::tool::{ToolAnnotations, ToolDef, ToolParameter};
     pub use futures_util::future::BoxFuture;
@@ -212,9 +212,10 @@ pub mod __private {
     /// context set there too (so its `tracing` events reach the client). A panic carries on
     /// in the caller, where it becomes the tool's error result.
     pub async fn run_blocking<R: Send + 'static>(function: impl FnOnce() -> R + Send + 'static) -> R {
-        let context = crate::context::CURRENT.try_with(Context::clone).ok();
+        let current = &crate::context::CURRENT;
+        let context = current.is_set().then(|| current.with(Context::clone));
         let run = move || match context {
-            Some(context) => crate::context::CURRENT.sync_scope(context, function),
+            Some(context) => crate::context::CURRENT.set(&context, function),
             None => function(),
         };
         match tokio::task::spawn_blocking(run).await {

@@ -70,7 +70,10 @@ pub struct ClientLogLayer;
 impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for ClientLogLayer {
     fn on_event(&self, event: &tracing::Event<'_>, _: LayerContext<'_, S>) {
         let level = LoggingLevel::from_tracing(event.metadata().level());
-        let _ = CURRENT.try_with(|ctx| {
+        if !CURRENT.is_set() {
+            return;
+        }
+        CURRENT.with(|ctx| {
             if ctx.wants_log(level) {
                 let mut text = MessageText::default();
                 event.record(&mut text);

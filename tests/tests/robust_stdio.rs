@@ -261,6 +261,25 @@ async fn a_duplicate_in_flight_id_is_refused_and_the_first_request_is_answered()
     assert_still_serves(server).await;
 }
 
+/// On stdio a request is registered in flight only once its handler waits (nothing else can
+/// arrive during its first poll); a cancellation must still find it then.
+#[tokio::test]
+async fn a_cancelled_request_is_never_answered() {
+    let mut server = started().await;
+    server.send_line(&call_line(7, "nap", json!({"millis": 200}))).await;
+    server.notify("notifications/cancelled", json!({"requestId": 7})).await;
+    let (pong, _) = server.request(8, "ping", json!({})).await;
+    assert_eq!(pong["result"], json!({}), "{pong}");
+    // End of input: the server waits for what is in flight (the nap, had it not been
+    // cancelled, would finish within the grace period) and exits.
+    server.close_stdin();
+    let rest = server.drain().await;
+    assert!(rest.iter().all(|message| message["id"] != 7), "a cancelled request was answered: {rest:?}");
+    let status = server.wait(Duration::from_secs(3)).await;
+    assert!(status.success(), "exit status {status}");
+    server.assert_schema_valid();
+}
+
 #[tokio::test]
 async fn a_panicking_tool_is_an_error_result() {
     let mut server = started().await;

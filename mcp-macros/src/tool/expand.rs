@@ -35,14 +35,21 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
     });
     // Before the tool's future, like the arguments: what it needs from the context is cloned
     // into it, and a tool that needs nothing from it clones nothing.
-    let extract =
-        handler::expand::extract_injected(tool, |error| quote!(::std::boxed::Box::pin(::core::future::ready(#error))));
+    let finished = |result| quote!(::mcp_runtime::__private::ToolCall::Finished(#result));
+    let extract = handler::expand::extract_injected(tool, finished);
     let call = handler::expand::call(tool);
     let into_result = quote_spanned!(output_span=> #output_trait::into_tool_result(#call));
-    let into_result = if options.blocking.as_ref().is_some_and(|b| b.value) {
-        quote!(::mcp_runtime::__private::run_blocking(move || #into_result).await)
+    let blocking = options.blocking.as_ref().is_some_and(|b| b.value);
+    let confirm = options.confirm.unwrap_or(false);
+    // A sync tool runs in `call` itself, unless it must wait: for the pool (`blocking`) or for
+    // the user's confirmation.
+    let run = if blocking {
+        let run = quote!(::mcp_runtime::__private::run_blocking(move || #into_result).await);
+        quote!(::mcp_runtime::__private::ToolCall::Running(::std::boxed::Box::pin(async move { #run })))
+    } else if tool.is_async() || confirm {
+        quote!(::mcp_runtime::__private::ToolCall::Running(::std::boxed::Box::pin(async move { #into_result })))
     } else {
-        into_result
+        finished(into_result)
     };
 
     let input_schema = match &options.input_schema {
@@ -60,7 +67,6 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
             }
         }
     };
-    let confirm = options.confirm.unwrap_or(false);
     let hidden = options.hidden.unwrap_or(false);
     let scopes = options.scopes.iter().flatten();
     let timeout = match &options.timeout_ms {
@@ -90,16 +96,16 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
                     fn call(
                         arguments: ::core::option::Option<&::mcp_runtime::__private::serde_json::value::RawValue>,
                         context: &::mcp_runtime::Context,
-                    ) -> ::mcp_runtime::__private::BoxFuture<'static, ::mcp_runtime::CallToolResult> {
+                    ) -> ::mcp_runtime::__private::ToolCall {
                         let __McpArguments { #(#field_bindings,)* } =
                             match ::mcp_runtime::__private::parse_arguments::<__McpArguments>(#name, arguments) {
                                 ::core::result::Result::Ok(arguments) => arguments,
                                 ::core::result::Result::Err(error) => {
-                                    return ::std::boxed::Box::pin(::core::future::ready(error));
+                                    return ::mcp_runtime::__private::ToolCall::Finished(error);
                                 }
                             };
                         #extract
-                        ::std::boxed::Box::pin(async move { #into_result })
+                        #run
                     }
                     ::mcp_runtime::__private::ToolDescriptor {
                         name: #name,

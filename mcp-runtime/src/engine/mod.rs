@@ -8,6 +8,7 @@
 //! one that waits (I/O, a timer, the client) continues on a task of its own, so it never holds
 //! up the next message.
 
+mod in_flight;
 pub(crate) mod outgoing;
 mod request_state;
 pub(crate) mod session;
@@ -20,7 +21,6 @@ use crate::jsonrpc::{self, ErrorObject, Incoming, RequestId, code};
 use crate::registry::Change;
 use crate::router::{self, PanicAnswer, Reply, Route, Task};
 use crate::server::ServerCore;
-use futures_util::future::BoxFuture;
 use outgoing::Sink;
 use serde::Deserialize;
 use serde_json::json;
@@ -54,6 +54,10 @@ pub(crate) struct Connection {
     /// Serves every request as stateless, whatever its body says (the transport knows, e.g.
     /// from an HTTP header).
     stateless_only: bool,
+    /// Every message is received by one thread, in order (stdio): no cancellation or
+    /// duplicate id can arrive while a handler's first poll runs, so a request is registered
+    /// in flight only if that poll leaves it pending.
+    serial: bool,
 }
 
 /// Dropping a connection cancels what it still runs: its client is gone.
@@ -71,7 +75,14 @@ impl Connection {
     pub fn new(server: Arc<ServerCore>, unsolicited: Sink) -> Self {
         let session = Arc::new(Session::new(server, unsolicited));
         let announcer = tokio::spawn(announce_changes(Arc::clone(&session)));
-        Self { session, announcer: Some(announcer), stateless_only: false }
+        Self { session, announcer: Some(announcer), stateless_only: false, serial: false }
+    }
+
+    /// A new session whose messages all arrive on one thread, in order (stdio).
+    pub fn serial(server: Arc<ServerCore>, unsolicited: Sink) -> Self {
+        let mut connection = Self::new(server, unsolicited);
+        connection.serial = true;
+        connection
     }
 
     /// A connection for stateless (2026-07-28) requests only, e.g. one HTTP POST: no session
@@ -79,7 +90,8 @@ impl Connection {
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub fn stateless(server: Arc<ServerCore>) -> Self {
         let (unsolicited, _) = tokio::sync::mpsc::channel(1);
-        Self { session: Arc::new(Session::new(server, unsolicited)), announcer: None, stateless_only: true }
+        let session = Arc::new(Session::new(server, unsolicited));
+        Self { session, announcer: None, stateless_only: true, serial: false }
     }
 
     /// Lets the transport close a request's stream early when a handler asks
@@ -149,30 +161,37 @@ impl Connection {
     /// awaiting I/O never holds up the next message.
     fn run_handler(&self, id: RequestId, task: Task, sink: &Sink, call: Option<stateless::StatelessCall>) -> Received {
         let state = call.as_ref().map(stateless::StatelessCall::context_state);
-        let session = Arc::clone(&self.session);
-        let context = || Context::new(id.clone(), task.meta, session, sink, state);
-        let Some(ctx) = self.session.begin(&id, context) else {
+        let ctx = Context::new(id.clone(), task.meta, Arc::clone(&self.session), sink, state);
+        // Registered before its first poll unless the connection is serial (see `serial`).
+        let registered = !self.serial;
+        let fresh = if registered { self.session.begin(&id, &ctx) } else { !self.session.is_running(&id) };
+        if !fresh {
             let error = ErrorObject::new(
                 code::INVALID_REQUEST,
                 format!("Invalid Request: request id {id} is already in use by a request in flight"),
             );
             return Received::Answer(encode_answer(&id, Err(error)));
-        };
-        // Made (which parses a tool's arguments) and first polled in one scope. No waker to
+        }
+        // Made (which parses a tool's arguments, and runs a sync tool) and first polled in one
+        // scope, with panics caught and the context set for the `tracing` bridge. No waker to
         // give: a handler left pending is polled again, with its task's waker, as soon as that
         // task starts, and a future registers the waker of its latest poll.
         let mut made = None;
         let polled = in_scope(&ctx, || {
-            let handler = made.insert((task.run)(&ctx));
-            handler.as_mut().poll(&mut std::task::Context::from_waker(Waker::noop()))
+            let handler = made.insert(task.run.start(&ctx));
+            std::pin::Pin::new(handler).poll(&mut std::task::Context::from_waker(Waker::noop()))
         });
         if let Poll::Ready(step) = settle(&ctx, polled) {
             let reply = step.into_reply(call.as_ref(), task.on_panic, &self.session.server);
             // Over HTTP a cancellation may come in on another request meanwhile; it wins.
-            if !self.session.finish(&id) {
+            if registered && !self.session.finish(&id) {
                 return Received::Nothing;
             }
             return Received::Answer(encode_answer(&id, reply.map(Reply::Serialized)));
+        }
+        if !registered {
+            let fresh = self.session.begin(&id, &ctx);
+            debug_assert!(fresh, "on a serial connection only its own thread registers requests");
         }
         let mut handler = made.expect("a handler left pending was made");
         let (session, sink, on_panic) = (Arc::clone(&self.session), sink.clone(), task.on_panic);
@@ -241,12 +260,8 @@ impl Connection {
 
 /// Polls a handler once with its request's context set, a panic caught as its outcome.
 /// Ready when it finished, or when a stateless handler waits on input from the client.
-fn advance(
-    ctx: &Context,
-    handler: &mut BoxFuture<'static, router::Outcome>,
-    cx: &mut std::task::Context<'_>,
-) -> Poll<Step> {
-    settle(ctx, in_scope(ctx, || handler.as_mut().poll(cx)))
+fn advance(ctx: &Context, handler: &mut router::Run, cx: &mut std::task::Context<'_>) -> Poll<Step> {
+    settle(ctx, in_scope(ctx, || std::pin::Pin::new(handler).poll(cx)))
 }
 
 /// What a poll of a handler means for its request.
@@ -263,7 +278,7 @@ fn settle(ctx: &Context, polled: std::thread::Result<Poll<router::Outcome>>) -> 
 
 /// Runs user code with its request's context set, a panic caught.
 fn in_scope<T>(ctx: &Context, user_code: impl FnOnce() -> T) -> std::thread::Result<T> {
-    CURRENT.sync_scope(ctx.clone(), || std::panic::catch_unwind(AssertUnwindSafe(user_code)))
+    CURRENT.set(ctx, || std::panic::catch_unwind(AssertUnwindSafe(user_code)))
 }
 
 fn encode_answer(id: &RequestId, reply: Result<Reply<'_>, ErrorObject>) -> Vec<u8> {

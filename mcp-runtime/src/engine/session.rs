@@ -1,6 +1,7 @@
 //! One client session's state: what it negotiated, its log level, requests in flight both
 //! ways, and the sink for messages not tied to a request (list changes, resource updates).
 
+use super::in_flight::InFlight;
 use super::outgoing::{self, Sink};
 use crate::Context;
 use crate::client::Root;
@@ -37,7 +38,7 @@ pub(crate) struct Session {
     client: OnceLock<ClientState>,
     initialized: AtomicBool,
     log_level: AtomicU8,
-    in_flight: Mutex<HashMap<RequestId, Context>>,
+    in_flight: InFlight,
     next_request_id: AtomicI64,
     awaiting_client: Mutex<HashMap<RequestId, oneshot::Sender<ClientAnswer>>>,
     /// The client's roots, and a generation bumped by `notifications/roots/list_changed`
@@ -62,7 +63,7 @@ impl Session {
             client: OnceLock::new(),
             initialized: AtomicBool::new(false),
             log_level: AtomicU8::new(LoggingLevel::Info as u8),
-            in_flight: Mutex::new(HashMap::new()),
+            in_flight: InFlight::default(),
             next_request_id: AtomicI64::new(1),
             awaiting_client: Mutex::new(HashMap::new()),
             roots: Mutex::new((0, None)),
@@ -133,36 +134,30 @@ impl Session {
         outgoing::send(sink, jsonrpc::encode_notification(method, params), false).await
     }
 
-    /// Registers a request in flight with the context `context` makes for it; `None` if a
-    /// request with the same id is still running. (The table holds each context until its
-    /// request ends, so a request's context keeps its session alive until then.)
-    pub fn begin(&self, id: &RequestId, context: impl FnOnce() -> Context) -> Option<Context> {
-        match lock(&self.in_flight).entry(id.clone()) {
-            std::collections::hash_map::Entry::Occupied(_) => None,
-            std::collections::hash_map::Entry::Vacant(slot) => Some(slot.insert(context()).clone()),
-        }
+    /// Registers a request in flight; `false` if a request with the same id is still running.
+    pub fn begin(&self, id: &RequestId, context: &Context) -> bool {
+        self.in_flight.insert(id, context)
+    }
+
+    /// Whether a request with this id is in flight.
+    pub fn is_running(&self, id: &RequestId) -> bool {
+        self.in_flight.contains(id)
     }
 
     /// Ends a request; `true` if its answer is still wanted (it was not cancelled).
     pub fn finish(&self, id: &RequestId) -> bool {
-        lock(&self.in_flight).remove(id).is_some()
+        self.finish_then(id, || {})
     }
 
     /// [`finish`](Self::finish), running `send` (which must not block) before the request
     /// stops counting as in flight, when its answer is still wanted.
     pub fn finish_then(&self, id: &RequestId, send: impl FnOnce()) -> bool {
-        let mut in_flight = lock(&self.in_flight);
-        let wanted = in_flight.remove(id).is_some();
-        if wanted {
-            send();
-        }
-        wanted
+        self.in_flight.remove_then(id, send).is_some()
     }
 
     /// Cancels a request in flight: its handler is dropped and no answer is sent.
     pub fn cancel(&self, id: &RequestId) {
-        let cancelled = lock(&self.in_flight).remove(id);
-        if let Some(context) = cancelled {
+        if let Some(context) = self.in_flight.remove_then(id, || {}) {
             context.cancel();
         }
     }
@@ -170,15 +165,14 @@ impl Session {
     /// Cancels every request in flight and abandons requests to the client (the connection
     /// is going away).
     pub fn cancel_all(&self) {
-        let cancelled: Vec<Context> = lock(&self.in_flight).drain().map(|(_, context)| context).collect();
-        for context in cancelled {
+        for context in self.in_flight.drain() {
             context.cancel();
         }
         lock(&self.awaiting_client).clear();
     }
 
     pub fn in_flight_count(&self) -> usize {
-        lock(&self.in_flight).len()
+        self.in_flight.len()
     }
 
     pub fn cached_roots(&self) -> Option<Vec<Root>> {

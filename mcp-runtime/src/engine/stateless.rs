@@ -14,7 +14,7 @@ use crate::context::{Context, Stateless};
 use crate::jsonrpc::{ErrorObject, RequestId, code};
 use crate::protocol::{ProtocolVersion, RequestMeta, meta_key};
 use crate::registry::Change;
-use crate::router::{self, Outcome, PanicAnswer, Reply, Route, Task};
+use crate::router::{self, Handler, Outcome, PanicAnswer, Reply, Route, Task, running};
 use crate::server::ServerCore;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -289,9 +289,9 @@ fn listen(id: &RequestId, wanted: Map<String, Value>, registry: &crate::registry
     Route::Spawn(Task {
         meta: None,
         on_panic: PanicAnswer::InternalError,
-        run: Box::new(move |ctx: &Context| {
+        run: Handler::Other(Box::new(move |ctx: &Context| {
             let ctx = ctx.clone();
-            Box::pin(async move {
+            running(async move {
                 let mut changes = ctx.session().server.catalog.subscribe();
                 let sink = ctx.sink();
                 let ack = json!({ "_meta": subscription, "notifications": honoured });
@@ -317,7 +317,7 @@ fn listen(id: &RequestId, wanted: Map<String, Value>, registry: &crate::registry
                 // The server is going away: end the subscription gracefully.
                 router::to_raw(&json!({ "_meta": subscription }))
             })
-        }),
+        })),
     })
 }
 

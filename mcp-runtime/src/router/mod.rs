@@ -14,10 +14,11 @@ use crate::engine::session::Session;
 use crate::jsonrpc::{ErrorObject, Serialized, code};
 use crate::protocol::ProtocolVersion;
 use crate::registry::Registry;
-use futures_util::future::BoxFuture;
+use futures_util::future::{BoxFuture, Either};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use std::future::Ready;
 use std::sync::Arc;
 
 /// A successful answer, in whichever form is cheapest to produce.
@@ -55,7 +56,35 @@ pub(crate) type Outcome = Result<Serialized, ErrorObject>;
 
 /// The user-code part of a request, given its context. It may borrow the request's params:
 /// it is called before the engine's next message, and what it returns may not borrow them.
-pub(crate) type Handler<'a> = Box<dyn FnOnce(&Context) -> BoxFuture<'static, Outcome> + Send + 'a>;
+pub(crate) enum Handler<'a> {
+    /// A tool call: the most common request, started without an allocation of its own.
+    Tool(tools::ToolRun<'a>),
+    Other(Box<dyn FnOnce(&Context) -> Run + Send + 'a>),
+}
+
+impl Handler<'_> {
+    /// Starts the handler: a sync tool runs to the end here.
+    pub fn start(self, ctx: &Context) -> Run {
+        match self {
+            Self::Tool(run) => run.start(ctx),
+            Self::Other(run) => run(ctx),
+        }
+    }
+}
+
+/// A handler's run: finished when the handler returns (a sync tool: no future allocated), or
+/// a future to poll.
+pub(crate) type Run = Either<Ready<Outcome>, BoxFuture<'static, Outcome>>;
+
+/// A run that finished when its handler returned.
+pub(crate) fn finished(outcome: Outcome) -> Run {
+    Either::Left(std::future::ready(outcome))
+}
+
+/// A run still to poll.
+pub(crate) fn running(run: impl Future<Output = Outcome> + Send + 'static) -> Run {
+    Either::Right(Box::pin(run))
+}
 
 /// Work that runs user code, to be spawned by the engine.
 pub(crate) struct Task<'a> {

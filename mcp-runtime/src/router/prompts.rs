@@ -1,6 +1,6 @@
 //! `prompts/get`.
 
-use super::{PanicAnswer, Route, Task, parse_params, to_raw};
+use super::{Handler, PanicAnswer, Route, Task, parse_params, running, to_raw};
 use crate::jsonrpc::ErrorObject;
 use crate::registry::Registry;
 use serde::Deserialize;
@@ -32,9 +32,9 @@ pub(crate) fn get(registry: &Registry, params: Option<&RawValue>) -> Route<'stat
     Route::Spawn(Task {
         meta: params.meta,
         on_panic: PanicAnswer::InternalError,
-        run: Box::new(move |ctx| {
+        run: Handler::Other(Box::new(move |ctx| {
             let ctx = ctx.clone();
-            Box::pin(async move { to_raw(&(prompt.get)(arguments, ctx).await?) })
-        }),
+            running(async move { to_raw(&(prompt.get)(arguments, ctx).await?) })
+        })),
     })
 }

@@ -1,6 +1,6 @@
 //! `resources/list`, `resources/read`, `resources/subscribe` and `resources/unsubscribe`.
 
-use super::{PanicAnswer, Reply, Route, Task, cursor, parse_params, to_raw, to_raw_value};
+use super::{Handler, PanicAnswer, Reply, Route, Task, cursor, parse_params, running, to_raw, to_raw_value};
 use crate::engine::session::Session;
 use crate::jsonrpc::ErrorObject;
 use crate::protocol::{self, ProtocolVersion};
@@ -32,9 +32,9 @@ pub(crate) fn list<'a>(registry: &'a Arc<Registry>, params: Option<&RawValue>) -
     Route::Spawn(Task {
         meta: None,
         on_panic: PanicAnswer::InternalError,
-        run: Box::new(move |ctx| {
+        run: Handler::Other(Box::new(move |ctx| {
             let ctx = ctx.clone();
-            Box::pin(async move {
+            running(async move {
                 let mut all: Vec<Box<RawValue>> = registry.resources.wire_items().map(ToOwned::to_owned).collect();
                 for template in registry.templates.items() {
                     if let Some(list) = template.descriptor.list {
@@ -59,7 +59,7 @@ pub(crate) fn list<'a>(registry: &'a Arc<Registry>, params: Option<&RawValue>) -
                 }
                 to_raw(&page)
             })
-        }),
+        })),
     })
 }
 
@@ -89,9 +89,9 @@ pub(crate) fn read<'a>(
     Route::Spawn(Task {
         meta: params.meta,
         on_panic: PanicAnswer::InternalError,
-        run: Box::new(move |ctx| {
+        run: Handler::Other(Box::new(move |ctx| {
             let ctx = ctx.clone();
-            Box::pin(async move {
+            running(async move {
                 let result = (descriptor.read)(request, ctx).await?;
                 match (stateless, descriptor.ttl_ms, descriptor.cache_scope) {
                     (true, ttl, scope) if ttl.is_some() || scope.is_some() => {
@@ -107,7 +107,7 @@ pub(crate) fn read<'a>(
                     _ => to_raw(&result),
                 }
             })
-        }),
+        })),
     })
 }
 

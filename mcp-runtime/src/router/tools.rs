@@ -1,8 +1,10 @@
 //! `tools/list` and `tools/call`.
 
-use super::{PanicAnswer, Reply, Route, Task, parse_params, to_raw};
+use super::{Handler, PanicAnswer, Reply, Route, Run, Task, finished, parse_params, running, to_raw};
+use crate::context::Context;
 use crate::jsonrpc::ErrorObject;
 use crate::registry::Registry;
+use crate::tool::descriptor::{ToolCall, ToolDescriptor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -17,7 +19,7 @@ pub(crate) fn list<'a>(registry: &'a Registry, cursor: Option<&str>) -> Result<R
     Ok(Reply::Shared(page))
 }
 
-pub(crate) fn call<'a>(registry: &Registry, params: Option<&'a RawValue>) -> Route<'a> {
+pub(crate) fn call<'a>(registry: &'a Registry, params: Option<&'a RawValue>) -> Route<'a> {
     #[derive(Deserialize)]
     struct CallParams<'a> {
         #[serde(borrow)]
@@ -35,44 +37,58 @@ pub(crate) fn call<'a>(registry: &Registry, params: Option<&'a RawValue>) -> Rou
         if p.arguments.is_some_and(|a| !a.get().starts_with('{')) {
             return Err(ErrorObject::invalid_params("tools/call: `arguments` must be an object"));
         }
-        Ok((tool.clone(), p.arguments, p.meta))
+        Ok((tool, p.arguments, p.meta))
     });
     match call {
         Ok((tool, arguments, meta)) => Route::Spawn(Task {
             meta,
-            run: Box::new(move |ctx| {
-                // Parsed now, while the arguments are at hand; the tool runs when polled.
-                let call = (tool.call)(arguments, ctx);
-                let server = &ctx.session().server;
-                let limit = tool.timeout.or(server.tool_timeout);
-                // The raw arguments are copied only to show them to the user.
-                let confirm = tool.confirm.then(|| (ctx.clone(), arguments.map(ToOwned::to_owned)));
-                let fallback = server.confirmation_fallback;
-                Box::pin(async move {
-                    if let Some((ctx, shown)) = confirm {
-                        // Boxed: asking the user takes a large future, which would otherwise
-                        // size (and make slower to allocate) every call's.
-                        let confirmed = Box::pin(crate::tool::confirm(&ctx, tool.name, shown.as_deref(), fallback));
-                        if let Err(refused) = confirmed.await {
-                            return to_raw(&refused);
-                        }
-                    }
-                    let result = match limit {
-                        None => call.await,
-                        Some(limit) => tokio::time::timeout(limit, call).await.unwrap_or_else(|_| {
-                            tracing::warn!(tool = tool.name, "tool call timed out after {limit:?}");
-                            crate::tool::CallToolResult::error(format!(
-                                "tool `{}` timed out after {} ms and was stopped",
-                                tool.name,
-                                limit.as_millis()
-                            ))
-                        }),
-                    };
-                    to_raw(&result)
-                })
-            }),
+            run: Handler::Tool(ToolRun { tool, arguments }),
             on_panic: PanicAnswer::ToolError(tool.name),
         }),
         Err(error) => Route::Reply(Err(error)),
+    }
+}
+
+/// A tool call about to start: the tool, borrowed from the catalog, and its raw arguments.
+pub(crate) struct ToolRun<'a> {
+    tool: &'a ToolDescriptor,
+    arguments: Option<&'a RawValue>,
+}
+
+impl ToolRun<'_> {
+    pub fn start(self, ctx: &Context) -> Run {
+        let Self { tool, arguments } = self;
+        // Parsed now, while the arguments are at hand; a sync tool runs now too (one asking
+        // for confirmation never does).
+        let call = match (tool.call)(arguments, ctx) {
+            ToolCall::Finished(result) => return finished(to_raw(&result)),
+            ToolCall::Running(call) => call,
+        };
+        let server = &ctx.session().server;
+        let limit = tool.timeout.or(server.tool_timeout);
+        // The raw arguments are copied only to show them to the user.
+        let confirm = tool.confirm.then(|| (ctx.clone(), arguments.map(ToOwned::to_owned)));
+        let (name, fallback) = (tool.name, server.confirmation_fallback);
+        running(async move {
+            if let Some((ctx, shown)) = confirm {
+                // Boxed: asking the user takes a large future, which would otherwise size (and
+                // make slower to allocate) every call's.
+                let confirmed = Box::pin(crate::tool::confirm(&ctx, name, shown.as_deref(), fallback));
+                if let Err(refused) = confirmed.await {
+                    return to_raw(&refused);
+                }
+            }
+            let result = match limit {
+                None => call.await,
+                Some(limit) => tokio::time::timeout(limit, call).await.unwrap_or_else(|_| {
+                    tracing::warn!(tool = name, "tool call timed out after {limit:?}");
+                    crate::tool::CallToolResult::error(format!(
+                        "tool `{name}` timed out after {} ms and was stopped",
+                        limit.as_millis()
+                    ))
+                }),
+            };
+            to_raw(&result)
+        })
     }
 }

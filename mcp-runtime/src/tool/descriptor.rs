@@ -36,8 +36,18 @@ pub struct ToolDescriptor {
     /// Builds the output schema, for tools returning `Json<T>`.
     pub output_schema: fn() -> Option<Map<String, Value>>,
     /// Starts a call on raw arguments (absent arguments are `None`): parses them at once,
-    /// and returns the tool's run, or for arguments that do not fit, their error result.
-    pub call: fn(Option<&RawValue>, &Context) -> BoxFuture<'static, CallToolResult>,
+    /// and runs a sync tool there and then; an async one is returned to be awaited. Arguments
+    /// that do not fit finish it with their error result. A tool with `confirm` is always
+    /// returned unstarted, to run once the user agrees.
+    pub call: fn(Option<&RawValue>, &Context) -> ToolCall,
+}
+
+/// A call started by [`ToolDescriptor::call`].
+pub enum ToolCall {
+    /// Done already: a sync tool, or arguments that do not fit. No future, so no allocation.
+    Finished(CallToolResult),
+    /// To be awaited: an async tool, a blocking one, or one that asks for confirmation.
+    Running(BoxFuture<'static, CallToolResult>),
 }
 
 impl ToolDescriptor {

@@ -48,7 +48,7 @@ pub(crate) async fn serve(server: Arc<ServerCore>) -> Result<()> {
     if std::io::stdin().is_terminal() {
         greet(&server);
     }
-    let connection = Arc::new(Connection::new(server, sink.clone()));
+    let connection = Arc::new(Connection::serial(server, sink.clone()));
     // Cancelled when serving ends, by whichever side sees it first.
     let stop = CancellationToken::new();
     let writer = outbox.spawn_writer(stop.clone())?;
