@@ -166,11 +166,7 @@ impl Connection {
         let registered = !self.serial;
         let fresh = if registered { self.session.begin(&id, &ctx) } else { !self.session.is_running(&id) };
         if !fresh {
-            let error = ErrorObject::new(
-                code::INVALID_REQUEST,
-                format!("Invalid Request: request id {id} is already in use by a request in flight"),
-            );
-            return Received::Answer(encode_answer(&id, Err(error)));
+            return id_in_use(&id);
         }
         // Made (which parses a tool's arguments, and runs a sync tool) and first polled in one
         // scope, with panics caught and the context set for the `tracing` bridge. No waker to
@@ -189,9 +185,9 @@ impl Connection {
             }
             return Received::Answer(encode_answer(&id, reply.map(Reply::Serialized)));
         }
-        if !registered {
-            let fresh = self.session.begin(&id, &ctx);
-            debug_assert!(fresh, "on a serial connection only its own thread registers requests");
+        // (On a serial connection only its own thread registers requests, so this cannot fail.)
+        if !registered && !self.session.begin(&id, &ctx) {
+            return id_in_use(&id);
         }
         let mut handler = made.expect("a handler left pending was made");
         let (session, sink, on_panic) = (Arc::clone(&self.session), sink.clone(), task.on_panic);
@@ -256,6 +252,15 @@ impl Connection {
         }
         self.session.cancel_all();
     }
+}
+
+/// The answer to a request whose id a request in flight already uses.
+fn id_in_use(id: &RequestId) -> Received {
+    let error = ErrorObject::new(
+        code::INVALID_REQUEST,
+        format!("Invalid Request: request id {id} is already in use by a request in flight"),
+    );
+    Received::Answer(encode_answer(id, Err(error)))
 }
 
 /// Polls a handler once with its request's context set, a panic caught as its outcome.
