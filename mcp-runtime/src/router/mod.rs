@@ -59,6 +59,7 @@ pub(crate) type Outcome = Result<Serialized, ErrorObject>;
 pub(crate) enum Handler<'a> {
     /// A tool call: the most common request, started without an allocation of its own.
     Tool(tools::ToolRun<'a>),
+    /// Any other (resources, prompts, completion, subscriptions).
     Other(Box<dyn FnOnce(&Context) -> Run + Send + 'a>),
 }
 
