@@ -60,3 +60,39 @@ impl InFlight {
         outcome
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::session::Session;
+    use std::sync::Arc;
+
+    fn context(id: &RequestId) -> Context {
+        let server = crate::Server::new("t", "0").build().unwrap();
+        let (sink, _) = tokio::sync::mpsc::channel(1);
+        Context::new(id.clone(), None, Arc::new(Session::new(server, sink.clone())), &sink, None)
+    }
+
+    #[test]
+    fn the_length_follows_the_table_without_its_lock() {
+        let table = InFlight::default();
+        let (one, two) = (RequestId::Number(1), RequestId::String("two".into()));
+        assert!(!table.contains(&one));
+        assert!(table.insert(&one, &context(&one)));
+        assert!(!table.insert(&one, &context(&one)), "a duplicate id is refused");
+        assert!(table.insert(&two, &context(&two)));
+        assert_eq!(table.len(), 2);
+        assert!(table.contains(&one) && table.contains(&two));
+
+        let mut sent = false;
+        assert!(table.remove_then(&one, || sent = true).is_some());
+        assert!(sent, "`then` runs when the request was in flight");
+        assert!(table.remove_then(&one, || panic!("not in flight: nothing to send")).is_none());
+        assert_eq!(table.len(), 1);
+        assert!(!table.contains(&one));
+
+        assert_eq!(table.drain().len(), 1);
+        assert_eq!(table.len(), 0);
+        assert!(!table.contains(&two));
+    }
+}
