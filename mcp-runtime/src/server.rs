@@ -50,6 +50,7 @@ pub struct Server {
     page_size: Option<usize>,
     shutdown_grace: Duration,
     max_message_size: usize,
+    stdio_busy_poll: Duration,
     client_request_timeout: Duration,
     tool_timeout: Option<Duration>,
     state: TypeMap,
@@ -69,6 +70,7 @@ impl Server {
             page_size: None,
             shutdown_grace: Duration::from_millis(500),
             max_message_size: 4 * 1024 * 1024,
+            stdio_busy_poll: Duration::from_micros(50),
             client_request_timeout: Duration::from_secs(300),
             tool_timeout: None,
             state: TypeMap::default(),
@@ -159,6 +161,18 @@ impl Server {
     /// an error and skipped.
     pub fn max_message_size(mut self, bytes: usize) -> Self {
         self.max_message_size = bytes;
+        self
+    }
+
+    /// How long the stdio connection polls stdin for the client's next messages after
+    /// answering a burst of several (a client that pipelines its requests), before it sleeps
+    /// in `read` (default 50 µs; zero never polls). A sleeping thread has to be woken when the
+    /// next message arrives, which takes tens of microseconds on some machines (virtual CPUs
+    /// especially); a client that sends within the window is served without that wait, for at
+    /// most this much CPU per pause. A client that sends one message at a time is never
+    /// polled for: it waits for each answer before it writes again.
+    pub fn stdio_busy_poll(mut self, window: Duration) -> Self {
+        self.stdio_busy_poll = window;
         self
     }
 
@@ -275,6 +289,7 @@ impl Server {
             catalog: Catalog::new(self.definitions, self.page_size)?,
             shutdown_grace: self.shutdown_grace,
             max_message_size: self.max_message_size,
+            stdio_busy_poll: self.stdio_busy_poll,
             client_request_timeout: self.client_request_timeout,
             tool_timeout: self.tool_timeout,
             state: self.state,
@@ -359,6 +374,7 @@ pub(crate) struct ServerCore {
     pub catalog: Catalog,
     pub shutdown_grace: Duration,
     pub max_message_size: usize,
+    pub stdio_busy_poll: Duration,
     pub client_request_timeout: Duration,
     pub tool_timeout: Option<Duration>,
     pub state: TypeMap,

@@ -41,6 +41,7 @@ const FLUSH_TIMEOUT: Duration = Duration::from_secs(1);
 
 pub(crate) async fn serve(server: Arc<ServerCore>) -> Result<()> {
     let input = Lines::new(streams::stdin()?, server.max_message_size);
+    let busy_poll = server.stdio_busy_poll;
     let too_large =
         format!("Invalid Request: message larger than the {}-byte limit; it was skipped", server.max_message_size);
     let (sink, queued) = mpsc::channel(OUTBOUND_QUEUE);
@@ -60,7 +61,7 @@ pub(crate) async fn serve(server: Arc<ServerCore>) -> Result<()> {
             // Handlers that wait are spawned on the runtime, and find it from their first poll.
             let _runtime = runtime.enter();
             let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                Reader { input, connection: &connection, sink, outbox, stop: &stop, too_large }.serve();
+                Reader { input, connection: &connection, sink, outbox, stop: &stop, too_large, busy_poll }.serve();
             }));
             let _ = finished.send(outcome);
             stop.cancel();
@@ -91,12 +92,16 @@ struct Reader<'a> {
     stop: &'a CancellationToken,
     /// The error for a line over the size limit.
     too_large: String,
+    /// How long to poll stdin after a burst of several messages (`Server::stdio_busy_poll`).
+    busy_poll: Duration,
 }
 
 impl Reader<'_> {
     fn serve(mut self) {
         loop {
+            let mut burst = 0;
             while let Some(line) = self.input.next_line() {
+                burst += 1;
                 let received = match line {
                     Line::Message(bytes) => self.connection.receive_now(bytes, &self.sink),
                     Line::TooLarge => Received::Answer(jsonrpc::encode_error(
@@ -121,6 +126,13 @@ impl Reader<'_> {
             // many requests run; its pipe fills and its writes block until it reads again.
             while self.sink.strong_count() > PENDING_LIMIT && !self.stop.is_cancelled() {
                 std::thread::sleep(PENDING_POLL);
+            }
+            // A client that sent several messages at once keeps its requests in flight, so
+            // its next ones are likely on their way: poll for them rather than sleep and be
+            // woken. One that sends a message at a time waits for each answer first; polling
+            // would only keep busy the CPU it may be sharing with us.
+            if burst > 1 {
+                streams::await_stdin(self.busy_poll);
             }
             if let Err(err) = self.input.fill() {
                 tracing::error!("reading stdin failed: {err}");

@@ -5,6 +5,10 @@
 //! of the process's descriptors, put in blocking mode in case the client handed them over
 //! non-blocking; that changes their open file descriptions, which only this process uses when
 //! a client spawned it.
+//!
+//! [`await_stdin`] polls stdin for a moment before a read would sleep (see
+//! `Server::stdio_busy_poll`). It uses `poll(2)`, so the descriptor's flags, which a terminal
+//! shares with the shell, stay as they are.
 
 use std::io::{self, IoSlice, Read, Write};
 use std::time::Duration;
@@ -20,6 +24,15 @@ pub(super) fn stdin() -> io::Result<Input> {
     Ok(Box::new(Blocking(stdin)))
 }
 
+/// Returns once stdin has input (or has ended), or after `window`, so that the read that
+/// follows need not sleep. (On Windows it returns at once.)
+pub(super) fn await_stdin(window: Duration) {
+    #[cfg(unix)]
+    unix::await_input(std::os::fd::AsFd::as_fd(&io::stdin()), window);
+    #[cfg(not(unix))]
+    let _ = window;
+}
+
 pub(super) fn stdout() -> io::Result<Output> {
     #[cfg(unix)]
     let stdout = unix::duplicate(std::os::fd::AsFd::as_fd(&io::stdout()))?;
@@ -30,9 +43,29 @@ pub(super) fn stdout() -> io::Result<Output> {
 
 #[cfg(unix)]
 mod unix {
+    use super::Duration;
+    use rustix::event::{PollFd, PollFlags, Timespec};
     use std::fs::File;
     use std::io;
     use std::os::fd::BorrowedFd;
+    use std::time::Instant;
+
+    /// Returns once `fd` has input (or end of input, or an error for the read to report), or
+    /// after `window`. Between polls the CPU is yielded, so a client sharing it runs at once.
+    pub fn await_input(fd: BorrowedFd<'_>, window: Duration) {
+        if window.is_zero() {
+            return;
+        }
+        let start = Instant::now();
+        while !readable(fd) && start.elapsed() < window {
+            std::thread::yield_now();
+        }
+    }
+
+    pub fn readable(fd: BorrowedFd<'_>) -> bool {
+        let mut fds = [PollFd::new(&fd, PollFlags::IN)];
+        rustix::event::poll(&mut fds, Some(&Timespec { tv_sec: 0, tv_nsec: 0 })).map_or(true, |ready| ready > 0)
+    }
 
     /// The capacity asked of a pipe: the most an unprivileged process may set by default
     /// (`/proc/sys/fs/pipe-max-size`). With the default 64 KiB, a message just over it needs a
@@ -87,5 +120,25 @@ impl<S: Write> Write for Blocking<S> {
 
     fn flush(&mut self) -> io::Result<()> {
         retrying(|| self.0.flush())
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::fd::AsFd;
+
+    #[test]
+    fn a_pipe_is_readable_when_input_or_its_end_is_there() {
+        let (reader, writer) = rustix::pipe::pipe().unwrap();
+        assert!(!unix::readable(reader.as_fd()), "an empty pipe");
+        // Nothing to read: polling gives up after the window instead of waiting for input.
+        unix::await_input(reader.as_fd(), Duration::from_millis(5));
+        rustix::io::write(&writer, b"{}\n").unwrap();
+        assert!(unix::readable(reader.as_fd()), "input waiting");
+        assert_eq!(rustix::io::read(&reader, &mut [0; 8]).unwrap(), 3);
+        assert!(!unix::readable(reader.as_fd()), "input taken");
+        drop(writer);
+        assert!(unix::readable(reader.as_fd()), "end of input, for the read to report");
     }
 }
