@@ -14,6 +14,9 @@ mod request_state;
 pub(crate) mod session;
 mod stateless;
 
+#[cfg(feature = "http")]
+pub(crate) use stateless::says_stateless;
+
 pub(crate) use request_state::StateKey;
 
 use crate::context::{CURRENT, Context};
@@ -128,7 +131,7 @@ impl Connection {
     }
 
     fn on_request(&self, id: RequestId, method: &str, params: Option<&RawValue>, sink: &Sink) -> Received {
-        if self.stateless_only || method == "server/discover" || stateless::is_stateless(params) {
+        if self.stateless_only || stateless::is_stateless_request(method, params) {
             return self.on_stateless_request(id, method, params, sink);
         }
         let session = &self.session;

@@ -23,19 +23,28 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// Whether a request is stateless: its `_meta` names a protocol version.
-pub(crate) fn is_stateless(params: Option<&RawValue>) -> bool {
+/// The method that is stateless whatever its params say.
+pub(crate) const DISCOVER: &str = "server/discover";
+
+/// Whether a request is stateless (2026-07-28): it is `server/discover`, or its `_meta` names a
+/// protocol version. The engine and HTTP's routing both decide by this.
+pub(crate) fn says_stateless(method: &str, meta: Option<&Map<String, Value>>) -> bool {
+    method == DISCOVER || meta.is_some_and(|m| m.contains_key(meta_key::PROTOCOL_VERSION))
+}
+
+/// [`says_stateless`] on a request's raw params, which are parsed for their `_meta` only when
+/// they mention a protocol version: 2025-11-25 traffic pays for no second parse.
+pub(crate) fn is_stateless_request(method: &str, params: Option<&RawValue>) -> bool {
     #[derive(Deserialize)]
     struct Probe {
         #[serde(rename = "_meta")]
         meta: Option<Map<String, Value>>,
     }
-    // The substring test keeps 2025-11-25 traffic from paying for a second parse.
-    params.is_some_and(|p| {
-        mentions_protocol_version(p.get())
-            && serde_json::from_str::<Probe>(p.get())
-                .is_ok_and(|probe| probe.meta.is_some_and(|m| m.contains_key(meta_key::PROTOCOL_VERSION)))
-    })
+    let meta = params
+        .filter(|p| mentions_protocol_version(p.get()))
+        .and_then(|p| serde_json::from_str::<Probe>(p.get()).ok())
+        .and_then(|probe| probe.meta);
+    says_stateless(method, meta.as_ref())
 }
 
 /// `params.contains(PROTOCOL_VERSION)` with a searcher built once, not for every request
@@ -74,7 +83,7 @@ pub(super) struct StatelessCall {
 /// Methods a stateless request may call; everything else (including the removed `initialize`,
 /// `ping`, `logging/setLevel` and `resources/(un)subscribe`) is -32601.
 const METHODS: &[&str] = &[
-    "server/discover",
+    DISCOVER,
     "subscriptions/listen",
     "tools/list",
     "tools/call",
@@ -88,7 +97,7 @@ const METHODS: &[&str] = &[
 
 /// Results clients may cache (`ttlMs`, `cacheScope`).
 const CACHEABLE: &[&str] =
-    &["server/discover", "tools/list", "resources/list", "resources/templates/list", "resources/read", "prompts/list"];
+    &[DISCOVER, "tools/list", "resources/list", "resources/templates/list", "resources/read", "prompts/list"];
 
 impl Connection {
     pub(super) fn on_stateless_request(
@@ -125,7 +134,7 @@ impl Connection {
         };
         let registry = server.catalog.snapshot();
         let route = match method {
-            "server/discover" => Route::Reply(discover(server, &registry)),
+            DISCOVER => Route::Reply(discover(server, &registry)),
             "subscriptions/listen" => listen(&id, envelope.notifications.unwrap_or_default(), &registry),
             _ => router::route(&registry, &self.session, Some(ProtocolVersion::V2026_07_28), method, params),
         };

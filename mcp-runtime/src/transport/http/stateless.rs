@@ -53,12 +53,8 @@ pub(super) fn stateless_body(headers: &HeaderMap, bytes: &[u8], has_session: boo
 
 impl Mirrored {
     fn says_stateless(&self) -> bool {
-        self.method.as_deref() == Some("server/discover")
-            || self
-                .params
-                .as_ref()
-                .and_then(|p| p.meta.as_ref())
-                .is_some_and(|m| m.contains_key(meta_key::PROTOCOL_VERSION))
+        let meta = self.params.as_ref().and_then(|p| p.meta.as_ref());
+        self.method.as_deref().is_some_and(|method| crate::engine::says_stateless(method, meta))
     }
 }
 
