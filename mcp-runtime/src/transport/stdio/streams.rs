@@ -17,11 +17,7 @@ pub(super) type Input = Box<dyn Read + Send>;
 pub(super) type Output = Box<dyn Write + Send>;
 
 pub(super) fn stdin() -> io::Result<Input> {
-    #[cfg(unix)]
-    let stdin = unix::duplicate(std::os::fd::AsFd::as_fd(&io::stdin()))?;
-    #[cfg(not(unix))]
-    let stdin = io::stdin();
-    Ok(Box::new(Blocking(stdin)))
+    Ok(Box::new(blocking(io::stdin())?))
 }
 
 /// Returns once stdin has input (or has ended), or after `window`, so that the read that
@@ -34,11 +30,19 @@ pub(super) fn await_stdin(window: Duration) {
 }
 
 pub(super) fn stdout() -> io::Result<Output> {
-    #[cfg(unix)]
-    let stdout = unix::duplicate(std::os::fd::AsFd::as_fd(&io::stdout()))?;
-    #[cfg(not(unix))]
-    let stdout = io::stdout();
-    Ok(Box::new(Blocking(stdout)))
+    Ok(Box::new(blocking(io::stdout())?))
+}
+
+/// One of the process's streams as this module's: on Unix a blocking duplicate of its
+/// descriptor; elsewhere the stream itself.
+#[cfg(unix)]
+fn blocking(stream: impl std::os::fd::AsFd) -> io::Result<Blocking<std::fs::File>> {
+    Ok(Blocking(unix::duplicate(stream.as_fd())?))
+}
+
+#[cfg(not(unix))]
+fn blocking<S>(stream: S) -> io::Result<Blocking<S>> {
+    Ok(Blocking(stream))
 }
 
 #[cfg(unix)]
