@@ -10,11 +10,11 @@ use super::outgoing::{self, Sink};
 use super::request_state;
 use super::{Connection, Received, encode_answer, panicked};
 use crate::client::input_round::InputRound;
-use crate::context::{Context, Stateless};
+use crate::context::Stateless;
 use crate::jsonrpc::{ErrorObject, RequestId, code};
 use crate::protocol::{ProtocolVersion, RequestMeta, meta_key};
 use crate::registry::Change;
-use crate::router::{self, Handler, Outcome, PanicAnswer, Reply, Route, Task, running};
+use crate::router::{self, Handler, Outcome, PanicAnswer, Reply, Route, Task};
 use crate::server::ServerCore;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -298,35 +298,32 @@ fn listen(id: &RequestId, wanted: Map<String, Value>, registry: &crate::registry
     Route::Spawn(Task {
         meta: None,
         on_panic: PanicAnswer::InternalError,
-        run: Handler::Other(Box::new(move |ctx: &Context| {
-            let ctx = ctx.clone();
-            running(async move {
-                let mut changes = ctx.session().server.catalog.subscribe();
-                let sink = ctx.sink();
-                let ack = json!({ "_meta": subscription, "notifications": honoured });
-                notify(sink, "notifications/subscriptions/acknowledged", ack).await;
-                loop {
-                    let change = match changes.recv().await {
-                        Ok(change) => change,
-                        Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
-                        Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
-                    };
-                    let (method, mut params) = match change {
-                        Change::Tools if tools => ("notifications/tools/list_changed", json!({})),
-                        Change::Prompts if prompts => ("notifications/prompts/list_changed", json!({})),
-                        Change::Resources if resources => ("notifications/resources/list_changed", json!({})),
-                        Change::ResourceUpdated(uri) if uris.iter().any(|u| **u == *uri) => {
-                            ("notifications/resources/updated", json!({ "uri": &*uri }))
-                        }
-                        _ => continue,
-                    };
-                    params["_meta"] = subscription.clone();
-                    notify(sink, method, params).await;
-                }
-                // The server is going away: end the subscription gracefully.
-                router::to_raw(&json!({ "_meta": subscription }))
-            })
-        })),
+        run: Handler::waiting(move |ctx| async move {
+            let mut changes = ctx.session().server.catalog.subscribe();
+            let sink = ctx.sink();
+            let ack = json!({ "_meta": subscription, "notifications": honoured });
+            notify(sink, "notifications/subscriptions/acknowledged", ack).await;
+            loop {
+                let change = match changes.recv().await {
+                    Ok(change) => change,
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                };
+                let (method, mut params) = match change {
+                    Change::Tools if tools => ("notifications/tools/list_changed", json!({})),
+                    Change::Prompts if prompts => ("notifications/prompts/list_changed", json!({})),
+                    Change::Resources if resources => ("notifications/resources/list_changed", json!({})),
+                    Change::ResourceUpdated(uri) if uris.iter().any(|u| **u == *uri) => {
+                        ("notifications/resources/updated", json!({ "uri": &*uri }))
+                    }
+                    _ => continue,
+                };
+                params["_meta"] = subscription.clone();
+                notify(sink, method, params).await;
+            }
+            // The server is going away: end the subscription gracefully.
+            router::to_raw(&json!({ "_meta": subscription }))
+        }),
     })
 }
 

@@ -1,7 +1,7 @@
 //! `completion/complete`: finds the completion function of a prompt argument or a resource
 //! template variable; none means no suggestions.
 
-use super::{Handler, PanicAnswer, Route, Task, parse_params, running, to_raw};
+use super::{Handler, PanicAnswer, Route, Task, parse_params, to_raw};
 use crate::completion::{Completion, CompletionRequest};
 use crate::jsonrpc::ErrorObject;
 use crate::registry::Registry;
@@ -64,15 +64,12 @@ pub(crate) fn complete(registry: &Registry, params: Option<&RawValue>) -> Route<
     Route::Spawn(Task {
         meta: None,
         on_panic: PanicAnswer::InternalError,
-        run: Handler::Other(Box::new(move |ctx| {
-            let ctx = ctx.clone();
-            running(async move {
-                let completion = match completer {
-                    Some(complete) => complete(request, ctx).await,
-                    None => Completion::default(),
-                };
-                to_raw(&json!({ "completion": completion }))
-            })
-        })),
+        run: Handler::waiting(move |ctx| async move {
+            let completion = match completer {
+                Some(complete) => complete(request, ctx).await,
+                None => Completion::default(),
+            };
+            to_raw(&json!({ "completion": completion }))
+        }),
     })
 }

@@ -63,7 +63,16 @@ pub(crate) enum Handler<'a> {
     Other(Box<dyn FnOnce(&Context) -> Run + Send + 'a>),
 }
 
-impl Handler<'_> {
+impl<'a> Handler<'a> {
+    /// A handler that runs as a future owning a clone of the request's context (every
+    /// handler but a tool's, which may finish at once).
+    pub fn waiting<F>(run: impl FnOnce(Context) -> F + Send + 'a) -> Self
+    where
+        F: Future<Output = Outcome> + Send + 'static,
+    {
+        Self::Other(Box::new(move |ctx| running(run(ctx.clone()))))
+    }
+
     /// Starts the handler: a sync tool runs to the end here.
     pub fn start(self, ctx: &Context) -> Run {
         match self {

@@ -1,6 +1,6 @@
 //! `prompts/get`.
 
-use super::{Handler, PanicAnswer, Route, Task, parse_params, running, to_raw};
+use super::{Handler, PanicAnswer, Route, Task, parse_params, to_raw};
 use crate::jsonrpc::ErrorObject;
 use crate::registry::Registry;
 use serde::Deserialize;
@@ -32,9 +32,6 @@ pub(crate) fn get(registry: &Registry, params: Option<&RawValue>) -> Route<'stat
     Route::Spawn(Task {
         meta: params.meta,
         on_panic: PanicAnswer::InternalError,
-        run: Handler::Other(Box::new(move |ctx| {
-            let ctx = ctx.clone();
-            running(async move { to_raw(&(prompt.get)(arguments, ctx).await?) })
-        })),
+        run: Handler::waiting(move |ctx| async move { to_raw(&(prompt.get)(arguments, ctx).await?) }),
     })
 }

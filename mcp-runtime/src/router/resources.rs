@@ -1,6 +1,6 @@
 //! `resources/list`, `resources/read`, `resources/subscribe` and `resources/unsubscribe`.
 
-use super::{Handler, PanicAnswer, Reply, Route, Task, cursor, parse_params, running, to_raw, to_raw_value};
+use super::{Handler, PanicAnswer, Reply, Route, Task, cursor, parse_params, to_raw, to_raw_value};
 use crate::engine::session::Session;
 use crate::jsonrpc::ErrorObject;
 use crate::protocol::{self, ProtocolVersion};
@@ -32,34 +32,31 @@ pub(crate) fn list<'a>(registry: &'a Arc<Registry>, params: Option<&RawValue>) -
     Route::Spawn(Task {
         meta: None,
         on_panic: PanicAnswer::InternalError,
-        run: Handler::Other(Box::new(move |ctx| {
-            let ctx = ctx.clone();
-            running(async move {
-                let mut all: Vec<Box<RawValue>> = registry.resources.wire_items().map(ToOwned::to_owned).collect();
-                for template in registry.templates.items() {
-                    if let Some(list) = template.descriptor.list {
-                        for entry in list(ctx.clone()).await? {
-                            all.push(to_raw_value(&entry)?);
-                        }
+        run: Handler::waiting(move |ctx| async move {
+            let mut all: Vec<Box<RawValue>> = registry.resources.wire_items().map(ToOwned::to_owned).collect();
+            for template in registry.templates.items() {
+                if let Some(list) = template.descriptor.list {
+                    for entry in list(ctx.clone()).await? {
+                        all.push(to_raw_value(&entry)?);
                     }
                 }
-                let start = match cursor.as_deref() {
-                    None => 0,
-                    Some(c) => c
-                        .parse::<usize>()
-                        .ok()
-                        .filter(|&i| i < all.len())
-                        .ok_or_else(|| ErrorObject::invalid_params(format!("invalid cursor: {c:?}")))?,
-                };
-                let end = start.saturating_add(registry.page_size).min(all.len());
-                let mut page = Map::new();
-                page.insert("resources".into(), serde_json::to_value(&all[start..end]).unwrap_or_default());
-                if end < all.len() {
-                    page.insert("nextCursor".into(), end.to_string().into());
-                }
-                to_raw(&page)
-            })
-        })),
+            }
+            let start = match cursor.as_deref() {
+                None => 0,
+                Some(c) => c
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&i| i < all.len())
+                    .ok_or_else(|| ErrorObject::invalid_params(format!("invalid cursor: {c:?}")))?,
+            };
+            let end = start.saturating_add(registry.page_size).min(all.len());
+            let mut page = Map::new();
+            page.insert("resources".into(), serde_json::to_value(&all[start..end]).unwrap_or_default());
+            if end < all.len() {
+                page.insert("nextCursor".into(), end.to_string().into());
+            }
+            to_raw(&page)
+        }),
     })
 }
 
@@ -89,25 +86,22 @@ pub(crate) fn read<'a>(
     Route::Spawn(Task {
         meta: params.meta,
         on_panic: PanicAnswer::InternalError,
-        run: Handler::Other(Box::new(move |ctx| {
-            let ctx = ctx.clone();
-            running(async move {
-                let result = (descriptor.read)(request, ctx).await?;
-                match (stateless, descriptor.ttl_ms, descriptor.cache_scope) {
-                    (true, ttl, scope) if ttl.is_some() || scope.is_some() => {
-                        let mut value = serde_json::to_value(&result).unwrap_or_default();
-                        if let Some(ttl) = ttl {
-                            value["ttlMs"] = ttl.into();
-                        }
-                        if let Some(scope) = scope {
-                            value["cacheScope"] = scope.into();
-                        }
-                        to_raw(&value)
+        run: Handler::waiting(move |ctx| async move {
+            let result = (descriptor.read)(request, ctx).await?;
+            match (stateless, descriptor.ttl_ms, descriptor.cache_scope) {
+                (true, ttl, scope) if ttl.is_some() || scope.is_some() => {
+                    let mut value = serde_json::to_value(&result).unwrap_or_default();
+                    if let Some(ttl) = ttl {
+                        value["ttlMs"] = ttl.into();
                     }
-                    _ => to_raw(&result),
+                    if let Some(scope) = scope {
+                        value["cacheScope"] = scope.into();
+                    }
+                    to_raw(&value)
                 }
-            })
-        })),
+                _ => to_raw(&result),
+            }
+        }),
     })
 }
 
