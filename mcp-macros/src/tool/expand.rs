@@ -36,6 +36,8 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
     // Before the tool's future, like the arguments: what it needs from the context is cloned
     // into it, and a tool that needs nothing from it clones nothing.
     let finished = |result| quote!(::mcp_runtime::__private::ToolCall::Finished(#result));
+    let running =
+        |body| quote!(::mcp_runtime::__private::ToolCall::Running(::std::boxed::Box::pin(async move { #body })));
     let extract = handler::expand::extract_injected(tool, finished);
     let call = handler::expand::call(tool);
     let into_result = quote_spanned!(output_span=> #output_trait::into_tool_result(#call));
@@ -44,10 +46,9 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
     // A sync tool runs in `call` itself, unless it must wait: for the pool (`blocking`) or for
     // the user's confirmation.
     let run = if blocking {
-        let run = quote!(::mcp_runtime::__private::run_blocking(move || #into_result).await);
-        quote!(::mcp_runtime::__private::ToolCall::Running(::std::boxed::Box::pin(async move { #run })))
+        running(quote!(::mcp_runtime::__private::run_blocking(move || #into_result).await))
     } else if tool.is_async() || confirm {
-        quote!(::mcp_runtime::__private::ToolCall::Running(::std::boxed::Box::pin(async move { #into_result })))
+        running(into_result)
     } else {
         finished(into_result)
     };
