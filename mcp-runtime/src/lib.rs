@@ -100,48 +100,6 @@ pub mod http {
     pub use crate::transport::http::{HttpConfig, McpBody, McpHttpService};
 }
 
-/// Entry points for the fuzz targets in `fuzz/` (feature `fuzzing`): crate-internal code run
-/// on arbitrary input, panicking when an invariant breaks. Not a public API.
-#[cfg(feature = "fuzzing")]
-#[doc(hidden)]
-pub mod __fuzz {
-    use crate::jsonrpc::{self, Incoming};
-    use crate::resource::uri_template::UriTemplate;
-
-    /// Decodes one JSON-RPC message; whatever the outcome, the answer the server would send
-    /// must be JSON carrying the same id.
-    pub fn decode_jsonrpc(bytes: &[u8]) {
-        let (id, answer) = match jsonrpc::decode(bytes) {
-            Err(rejected) => (rejected.id.clone(), jsonrpc::encode_error(rejected.id.as_ref(), &rejected.error)),
-            Ok(Incoming::Request { id, method, params }) => {
-                let echo = serde_json::json!({ "method": &*method, "params": params.map(|p| p.get()) });
-                (Some(id.clone()), jsonrpc::encode_result(&id, &echo))
-            }
-            Ok(Incoming::Notification { method, .. }) => (None, jsonrpc::encode_notification(&method, &())),
-            Ok(Incoming::Response { id, .. }) => (Some(id.clone()), jsonrpc::encode_result(&id, &())),
-        };
-        let answer: serde_json::Value = serde_json::from_slice(&answer).expect("an answer is JSON");
-        assert_eq!(answer["jsonrpc"], "2.0");
-        let expected = id.map(|id| serde_json::to_value(&id).expect("an id serializes"));
-        assert_eq!(answer.get("id"), expected.as_ref(), "the answer carries the request's id");
-    }
-
-    /// Parses `template`; when it parses, matches `uri` against it. A template without
-    /// variables matches exactly itself.
-    pub fn uri_template(template: &str, uri: &str) {
-        let Ok(parsed) = UriTemplate::parse(template) else { return };
-        let bindings = parsed.matches(uri);
-        if parsed.is_static() {
-            assert_eq!(bindings.is_some(), uri == template, "a static template matches itself only");
-        }
-        if let Some(bindings) = bindings {
-            let variables: Vec<&str> = parsed.variables().collect();
-            assert!(bindings.keys().all(|k| variables.contains(&k.as_str())), "only the template's variables bind");
-        }
-        let _ = parsed.matches(template);
-    }
-}
-
 /// Everything a server file usually needs: `use mcp_runtime::prelude::*;`.
 pub mod prelude {
     pub use crate::{
@@ -152,97 +110,13 @@ pub mod prelude {
     pub use serde::{Deserialize, Serialize};
 }
 
+/// Entry points for the fuzz targets in `fuzz/` (feature `fuzzing`). Not a public API.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+#[path = "fuzzing.rs"]
+pub mod __fuzz;
+
 /// Items the macros expand to. Not a public API: it changes without notice.
 #[doc(hidden)]
-pub mod __private {
-    pub use crate::completion::{CompleteFn, run_completer};
-    pub use crate::prompt::{PromptArgument, PromptDef, PromptDescriptor};
-    pub use crate::resource::{ListFn, ResourceDef, ResourceDescriptor, ResourceRequest, run_lister};
-    pub use crate::text_value::{FromText, ParseUnsupported, ParseViaDeserialize, ParseViaFromStr, TextValue};
-    pub use crate::tool::descriptor::{ToolCall, ToolDescriptor, parse_arguments};
-    pub use crate::tool::schema::{input_schema_for, verbatim_schema};
-    pub use crate::tool::{ToolAnnotations, ToolDef, ToolParameter};
-    pub use futures_util::future::BoxFuture;
-    pub use schemars;
-    pub use serde;
-    pub use serde_json;
-    pub use tokio;
-
-    use crate::{CallToolResult, Context, ErrorObject, GetPromptResult, ReadResourceResult};
-
-    /// A resource function's return value as a `resources/read` result or error.
-    pub fn read_result<T: crate::IntoReadResult>(
-        value: T,
-        uri: &str,
-        mime_type: Option<&str>,
-        ctx: &Context,
-    ) -> Result<ReadResourceResult, ErrorObject> {
-        value.into_read_result(uri, mime_type).map_err(|err| match err {
-            crate::resource::ResourceError::NotFound => {
-                crate::protocol::resource_not_found(uri, ctx.protocol_version())
-            }
-            crate::resource::ResourceError::Failed(message) => {
-                ErrorObject::new(crate::jsonrpc::code::INTERNAL_ERROR, message)
-            }
-        })
-    }
-
-    /// A prompt function's return value as a `prompts/get` result or error.
-    pub fn prompt_result<T: crate::IntoPromptResult>(value: T) -> Result<GetPromptResult, ErrorObject> {
-        value.into_prompt_result().map_err(|message| ErrorObject::new(crate::jsonrpc::code::INTERNAL_ERROR, message))
-    }
-
-    /// A template variable or prompt argument that does not parse: -32602 naming it.
-    pub fn invalid_argument(name: &str, problem: &str) -> ErrorObject {
-        ErrorObject::invalid_params(format!("invalid value for `{name}`: {problem}"))
-    }
-
-    /// A template variable or prompt argument that is required but absent.
-    pub fn missing_argument(name: &str) -> ErrorObject {
-        ErrorObject::invalid_params(format!("missing required argument `{name}`"))
-    }
-
-    /// An injected parameter that could not be provided, outside a tool.
-    pub fn injection_failed(result: CallToolResult) -> ErrorObject {
-        let message = result.text().unwrap_or("a handler parameter could not be provided").to_owned();
-        ErrorObject::new(crate::jsonrpc::code::INTERNAL_ERROR, message)
-    }
-
-    /// Runs a `#[mcp_tool(blocking)]` function on tokio's blocking pool, with the request's
-    /// context set there too (so its `tracing` events reach the client). A panic carries on
-    /// in the caller, where it becomes the tool's error result.
-    pub async fn run_blocking<R: Send + 'static>(function: impl FnOnce() -> R + Send + 'static) -> R {
-        let current = &crate::context::CURRENT;
-        let context = current.is_set().then(|| current.with(Context::clone));
-        let run = move || match context {
-            Some(context) => crate::context::CURRENT.set(&context, function),
-            None => function(),
-        };
-        match tokio::task::spawn_blocking(run).await {
-            Ok(value) => value,
-            Err(failed) => match failed.try_into_panic() {
-                Ok(panic) => std::panic::resume_unwind(panic),
-                Err(_) => panic!("the runtime shut down while a blocking tool ran"),
-            },
-        }
-    }
-
-    /// Fails to compile, on the parameter's type, when it cannot be a tool argument.
-    pub fn assert_tool_parameter<T: ToolParameter>() {}
-
-    /// Compares two names in a `const` context, for the duplicate-name check of `tools![...]`.
-    pub const fn str_eq(a: &str, b: &str) -> bool {
-        let (a, b) = (a.as_bytes(), b.as_bytes());
-        if a.len() != b.len() {
-            return false;
-        }
-        let mut i = 0;
-        while i < a.len() {
-            if a[i] != b[i] {
-                return false;
-            }
-            i += 1;
-        }
-        true
-    }
-}
+#[path = "private.rs"]
+pub mod __private;

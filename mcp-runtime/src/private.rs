@@ -1,0 +1,91 @@
+//! Items the macros expand to (`mcp_runtime::__private`). Not a public API: it changes without
+//! notice.
+
+pub use crate::completion::{CompleteFn, run_completer};
+pub use crate::prompt::{PromptArgument, PromptDef, PromptDescriptor};
+pub use crate::resource::{ListFn, ResourceDef, ResourceDescriptor, ResourceRequest, run_lister};
+pub use crate::text_value::{FromText, ParseUnsupported, ParseViaDeserialize, ParseViaFromStr, TextValue};
+pub use crate::tool::descriptor::{ToolCall, ToolDescriptor, parse_arguments};
+pub use crate::tool::schema::{input_schema_for, verbatim_schema};
+pub use crate::tool::{ToolAnnotations, ToolDef, ToolParameter};
+pub use futures_util::future::BoxFuture;
+pub use schemars;
+pub use serde;
+pub use serde_json;
+pub use tokio;
+
+use crate::{CallToolResult, Context, ErrorObject, GetPromptResult, ReadResourceResult};
+
+/// A resource function's return value as a `resources/read` result or error.
+pub fn read_result<T: crate::IntoReadResult>(
+    value: T,
+    uri: &str,
+    mime_type: Option<&str>,
+    ctx: &Context,
+) -> Result<ReadResourceResult, ErrorObject> {
+    value.into_read_result(uri, mime_type).map_err(|err| match err {
+        crate::resource::ResourceError::NotFound => crate::protocol::resource_not_found(uri, ctx.protocol_version()),
+        crate::resource::ResourceError::Failed(message) => {
+            ErrorObject::new(crate::jsonrpc::code::INTERNAL_ERROR, message)
+        }
+    })
+}
+
+/// A prompt function's return value as a `prompts/get` result or error.
+pub fn prompt_result<T: crate::IntoPromptResult>(value: T) -> Result<GetPromptResult, ErrorObject> {
+    value.into_prompt_result().map_err(|message| ErrorObject::new(crate::jsonrpc::code::INTERNAL_ERROR, message))
+}
+
+/// A template variable or prompt argument that does not parse: -32602 naming it.
+pub fn invalid_argument(name: &str, problem: &str) -> ErrorObject {
+    ErrorObject::invalid_params(format!("invalid value for `{name}`: {problem}"))
+}
+
+/// A template variable or prompt argument that is required but absent.
+pub fn missing_argument(name: &str) -> ErrorObject {
+    ErrorObject::invalid_params(format!("missing required argument `{name}`"))
+}
+
+/// An injected parameter that could not be provided, outside a tool.
+pub fn injection_failed(result: CallToolResult) -> ErrorObject {
+    let message = result.text().unwrap_or("a handler parameter could not be provided").to_owned();
+    ErrorObject::new(crate::jsonrpc::code::INTERNAL_ERROR, message)
+}
+
+/// Runs a `#[mcp_tool(blocking)]` function on tokio's blocking pool, with the request's
+/// context set there too (so its `tracing` events reach the client). A panic carries on
+/// in the caller, where it becomes the tool's error result.
+pub async fn run_blocking<R: Send + 'static>(function: impl FnOnce() -> R + Send + 'static) -> R {
+    let current = &crate::context::CURRENT;
+    let context = current.is_set().then(|| current.with(Context::clone));
+    let run = move || match context {
+        Some(context) => crate::context::CURRENT.set(&context, function),
+        None => function(),
+    };
+    match tokio::task::spawn_blocking(run).await {
+        Ok(value) => value,
+        Err(failed) => match failed.try_into_panic() {
+            Ok(panic) => std::panic::resume_unwind(panic),
+            Err(_) => panic!("the runtime shut down while a blocking tool ran"),
+        },
+    }
+}
+
+/// Fails to compile, on the parameter's type, when it cannot be a tool argument.
+pub fn assert_tool_parameter<T: ToolParameter>() {}
+
+/// Compares two names in a `const` context, for the duplicate-name check of `tools![...]`.
+pub const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
