@@ -1,12 +1,11 @@
 //! The per-request context a tool can ask for: request id, cancellation, progress and logging.
 
 use crate::client::input_round::InputRound;
-use crate::engine::outgoing::{self, Sink};
-use crate::engine::session::Session;
 use crate::jsonrpc::RequestId;
 use crate::logging::LoggingLevel;
-use crate::protocol::{ProtocolVersion, RequestMeta};
-use crate::server::{Implementation, ServerHandle};
+use crate::protocol::{Implementation, ProtocolVersion, RequestMeta};
+use crate::session::outgoing::{self, Outgoing, Sink};
+use crate::session::{Cancel, Session};
 use crate::tool::CallToolResult;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -130,11 +129,6 @@ impl Context {
         self.inner.sink.as_ref().unwrap_or(&self.inner.session.unsolicited)
     }
 
-    /// A handle to change what the server offers (add or remove tools...).
-    pub fn server(&self) -> ServerHandle {
-        ServerHandle::of(&self.inner.session.server)
-    }
-
     /// The id of the request being handled.
     pub fn request_id(&self) -> &RequestId {
         &self.inner.request_id
@@ -166,10 +160,10 @@ impl Context {
         self.inner.cancellation.token().clone()
     }
 
-    /// Marks the request cancelled (the engine has already dropped it from the requests in
-    /// flight).
-    pub(crate) fn cancel(&self) {
-        self.inner.cancellation.cancel();
+    /// The request as the session's table of requests in flight holds it: cancelling it
+    /// marks this context cancelled.
+    pub(crate) fn in_flight(&self) -> Arc<dyn Cancel> {
+        Arc::clone(&self.inner) as Arc<dyn Cancel>
     }
 
     /// The client's name and version, as it introduced itself.
@@ -235,7 +229,7 @@ impl Context {
     /// Sends a log message to the client if its level lets `level` through.
     pub async fn log(&self, level: LoggingLevel, data: impl Into<Value>) {
         if self.wants_log(level) {
-            outgoing::send(self.sink(), log_message(level, None, data.into()), false).await;
+            outgoing::send(self.sink(), Outgoing::message(log_message(level, None, data.into()))).await;
         }
     }
 
@@ -271,6 +265,12 @@ impl Context {
     /// The `tracing` bridge's path: it cannot wait, so a full outbound queue drops the line.
     pub(crate) fn send_log(&self, level: LoggingLevel, logger: Option<&str>, data: Value) {
         outgoing::try_send(self.sink(), log_message(level, logger, data));
+    }
+}
+
+impl Cancel for Inner {
+    fn cancel(&self) {
+        self.cancellation.cancel();
     }
 }
 

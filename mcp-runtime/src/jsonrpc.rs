@@ -183,8 +183,15 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Incoming<'_>, Rejected> {
     }
     // `"params": null` is read as absent: some clients send it for parameterless methods.
     let params = envelope.params.filter(|p| p.get() != "null");
-    if params.is_some_and(|p| !matches!(p.get().as_bytes().first(), Some(b'{' | b'['))) {
-        return Err(reject(id, code::INVALID_REQUEST, "Invalid Request: params must be an object"));
+    match params.and_then(|p| p.get().as_bytes().first()) {
+        None | Some(b'{') => {}
+        // JSON-RPC allows positional params; MCP names every parameter. Refused here, before any
+        // layer could read an array as a struct (serde reads one positionally).
+        Some(b'[') => {
+            let message = "Invalid params: params must be an object (MCP parameters are named, not positional)";
+            return Err(reject(id, code::INVALID_PARAMS, message));
+        }
+        Some(_) => return Err(reject(id, code::INVALID_REQUEST, "Invalid Request: params must be an object")),
     }
     let message = match (envelope.method, id) {
         (Some(method), Some(id)) => Incoming::Request { id, method, params },

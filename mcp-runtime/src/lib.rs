@@ -28,21 +28,26 @@ mod client;
 mod completion;
 mod content;
 mod context;
+mod core;
 mod engine;
 mod error;
 mod jsonrpc;
 pub mod logging;
+mod message;
 mod prompt;
 mod protocol;
 mod registry;
 mod resource;
 mod router;
 mod server;
+mod session;
+mod settings;
 mod state;
 pub mod testing;
 mod text_value;
 mod tool;
 mod transport;
+mod type_map;
 
 pub use client::{
     ClientError, Elicitation, ElicitationSchemaError, Input, ModelPreferences, Root, RootsError, Sampled, Sampling,
@@ -55,14 +60,15 @@ pub use error::{Error, Result};
 pub use jsonrpc::{ErrorObject, RequestId};
 pub use logging::LoggingLevel;
 pub use prompt::{GetPromptResult, IntoPromptResult, PromptMessage, PromptSet};
-pub use protocol::ProtocolVersion;
+pub use protocol::{Implementation, ProtocolVersion};
 pub use resource::{
     IntoReadResult, IntoResourceEntries, Lister, ReadResourceResult, ResourceEntry, ResourceNotFound, ResourceSet,
 };
-pub use server::{Implementation, Server, ServerHandle};
+pub use server::{Server, ServerHandle};
+pub use settings::ConfirmationFallback;
 pub use state::{SessionState, State};
 pub use tokio_util::sync::CancellationToken;
-pub use tool::{CallToolResult, ConfirmationFallback, Icon, IntoToolResult, Json, ToolDef, ToolSet};
+pub use tool::{CallToolResult, Icon, IntoToolResult, Json, ToolDef, ToolSet};
 
 /// Runs an `async fn main` on the runtime's multi-threaded tokio runtime, so a server needs no
 /// direct dependency on tokio.

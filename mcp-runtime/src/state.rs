@@ -3,29 +3,9 @@
 
 use crate::context::{Context, FromContext};
 use crate::tool::CallToolResult;
-use std::any::{Any, TypeId, type_name};
-use std::collections::HashMap;
+use std::any::type_name;
 use std::ops::Deref;
-use std::sync::{Arc, Mutex};
-
-/// Values by type.
-#[derive(Default)]
-pub(crate) struct TypeMap(HashMap<TypeId, Arc<dyn Any + Send + Sync>>);
-
-impl TypeMap {
-    pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
-        self.0.insert(TypeId::of::<T>(), Arc::new(value));
-    }
-
-    pub fn get<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
-        self.0.get(&TypeId::of::<T>()).and_then(|v| Arc::clone(v).downcast().ok())
-    }
-
-    fn get_or_default<T: Default + Send + Sync + 'static>(&mut self) -> Arc<T> {
-        let value = self.0.entry(TypeId::of::<T>()).or_insert_with(|| Arc::new(T::default()));
-        Arc::clone(value).downcast().unwrap_or_else(|_| unreachable!("keyed by its own TypeId"))
-    }
-}
+use std::sync::Arc;
 
 /// Shared application state, registered once with [`Server::state`](crate::Server::state) and
 /// injected into any handler that takes a `State<T>` parameter:
@@ -76,7 +56,7 @@ deref_to_inner!(State, SessionState);
 
 impl<T: Send + Sync + 'static> FromContext for State<T> {
     fn from_context(ctx: &Context) -> Result<Self, CallToolResult> {
-        ctx.session().server.state.get::<T>().map(State).ok_or_else(|| {
+        ctx.session().settings.state.get::<T>().map(State).ok_or_else(|| {
             tracing::error!("a handler asked for `State<{}>`, which was never registered", type_name::<T>());
             CallToolResult::error(format!(
                 "server misconfiguration: no `{}` state was registered (call `.state(...)` on the server builder)",
@@ -88,9 +68,6 @@ impl<T: Send + Sync + 'static> FromContext for State<T> {
 
 impl<T: Default + Send + Sync + 'static> FromContext for SessionState<T> {
     fn from_context(ctx: &Context) -> Result<Self, CallToolResult> {
-        Ok(SessionState(ctx.session().state.lock().unwrap_or_else(|e| e.into_inner()).get_or_default::<T>()))
+        Ok(SessionState(ctx.session().state.get_or_default::<T>()))
     }
 }
-
-/// Per-session values (see [`SessionState`]).
-pub(crate) type SessionValues = Mutex<TypeMap>;

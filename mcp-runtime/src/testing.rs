@@ -21,11 +21,12 @@
 //! # }
 //! ```
 
+use crate::core::ServerCore;
 use crate::engine::Connection;
-use crate::engine::outgoing::{Outgoing, Sink};
 use crate::jsonrpc::{ErrorObject, RequestId};
 use crate::protocol::ProtocolVersion;
-use crate::server::{Server, ServerCore};
+use crate::server::Server;
+use crate::session::outgoing::{Outgoing, Sink};
 use crate::tool::CallToolResult;
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -195,7 +196,7 @@ impl TestClient {
                         None => continue,
                     };
                     if let Some(connection) = weak_connection.upgrade() {
-                        connection.receive(reply.to_string().as_bytes(), &answer_sink).await;
+                        connection.receive_bytes(reply.to_string().as_bytes(), &answer_sink).await;
                     }
                     continue;
                 }
@@ -264,7 +265,7 @@ impl TestClient {
 
     /// Sends arbitrary bytes (e.g. invalid UTF-8) as one message.
     pub async fn send_bytes(&self, message: &[u8]) {
-        self.connection.receive(message, &self.sink).await;
+        self.connection.receive_bytes(message, &self.sink).await;
     }
 
     /// The next message that is not an answer to one of this client's pending requests:

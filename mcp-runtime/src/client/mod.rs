@@ -4,11 +4,13 @@
 
 mod elicitation;
 pub(crate) mod input_round;
+pub(crate) mod root;
 mod roots;
 mod sampling;
 
 pub use elicitation::{Elicitation, ElicitationSchemaError, elicitation_schema_for};
-pub use roots::{Root, RootsError};
+pub use root::Root;
+pub use roots::RootsError;
 pub use sampling::{ModelPreferences, Sampled, Sampling, SamplingMessage};
 
 use crate::context::Context;
@@ -137,7 +139,7 @@ impl Input<'_> {
         if !declared(ctx.client_capabilities(), capability.1) {
             return Err(ClientError::Unsupported { capability: capability.0 });
         }
-        let limit = timeout.unwrap_or(ctx.session().server.client_request_timeout);
+        let limit = timeout.unwrap_or(ctx.session().settings.client_request_timeout);
         let answer = tokio::time::timeout(limit, ctx.session().request_client(ctx.sink(), method, params))
             .await
             .map_err(|_| ClientError::Timeout(limit))?;

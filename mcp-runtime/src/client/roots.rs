@@ -1,30 +1,11 @@
 //! `roots/list`: the folders the client lets the server work in, and a path check against them.
 
+use super::root::Root;
 use super::{ClientError, Input};
 use crate::context::Context;
-use crate::resource::uri_template::decode;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::fmt;
 use std::path::{Path, PathBuf};
-
-/// A root the client exposes (a `file://` URI, usually a folder).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Root {
-    /// The root's URI.
-    pub uri: String,
-    /// A display name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-}
-
-impl Root {
-    /// The local path of a `file://` root.
-    pub fn path(&self) -> Option<PathBuf> {
-        let rest = self.uri.strip_prefix("file://")?;
-        let path = rest.strip_prefix("localhost").unwrap_or(rest);
-        Some(PathBuf::from(decode(path)?))
-    }
-}
 
 /// Why a path was refused by [`Context::resolve_in_roots`].
 #[derive(Debug)]

@@ -8,27 +8,20 @@
 //! one that waits (I/O, a timer, the client) continues on a task of its own, so it never holds
 //! up the next message.
 
-mod in_flight;
-pub(crate) mod outgoing;
-mod request_state;
-pub(crate) mod session;
 mod stateless;
 
-#[cfg(feature = "http")]
-pub(crate) use stateless::says_stateless;
-
-pub(crate) use request_state::StateKey;
-
 use crate::context::{CURRENT, Context};
-use crate::jsonrpc::{self, ErrorObject, Incoming, RequestId, code};
+use crate::core::ServerCore;
+use crate::jsonrpc::{self, ErrorObject, Rejected, RequestId, code};
+use crate::message::{self, Message, Request};
+use crate::protocol::Method;
 use crate::registry::Change;
 use crate::router::{self, PanicAnswer, Reply, Route, Task};
-use crate::server::ServerCore;
-use outgoing::Sink;
+use crate::session::Session;
+use crate::session::outgoing::{self, Kind, Outgoing, Sink};
 use serde::Deserialize;
 use serde_json::json;
 use serde_json::value::RawValue;
-use session::Session;
 use stateless::Step;
 use std::future::Future as _;
 use std::panic::AssertUnwindSafe;
@@ -41,7 +34,7 @@ use tokio::task::JoinHandle;
 pub(crate) enum Received {
     /// The answer, ready at once. It goes out after whatever is already queued on the sink
     /// (its own handler's progress and logs among them).
-    Answer(Vec<u8>),
+    Answer(Outgoing),
     /// Nothing to send now: a notification, a client's answer, or a request whose handler
     /// waits on its own task and queues its answer on the sink.
     Nothing,
@@ -50,6 +43,7 @@ pub(crate) enum Received {
 }
 
 pub(crate) struct Connection {
+    core: Arc<ServerCore>,
     session: Arc<Session>,
     /// Tells the client about list changes; stateless connections have none (their clients
     /// use `subscriptions/listen`).
@@ -76,9 +70,9 @@ impl Drop for Connection {
 impl Connection {
     /// A new session; `unsolicited` receives messages that answer no request.
     pub fn new(server: Arc<ServerCore>, unsolicited: Sink) -> Self {
-        let session = Arc::new(Session::new(server, unsolicited));
-        let announcer = tokio::spawn(announce_changes(Arc::clone(&session)));
-        Self { session, announcer: Some(announcer), stateless_only: false, serial: false }
+        let session = Arc::new(Session::new(Arc::clone(&server.settings), unsolicited));
+        let announcer = tokio::spawn(announce_changes(Arc::clone(&session), server.catalog.subscribe()));
+        Self { core: server, session, announcer: Some(announcer), stateless_only: false, serial: false }
     }
 
     /// A new session whose messages all arrive on one thread, in order (stdio).
@@ -93,34 +87,49 @@ impl Connection {
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub fn stateless(server: Arc<ServerCore>) -> Self {
         let (unsolicited, _) = tokio::sync::mpsc::channel(1);
-        let session = Arc::new(Session::new(server, unsolicited));
-        Self { session, announcer: None, stateless_only: true, serial: false }
+        let session = Arc::new(Session::new(Arc::clone(&server.settings), unsolicited));
+        Self { core: server, session, announcer: None, stateless_only: true, serial: false }
     }
 
     /// Lets the transport close a request's stream early when a handler asks
     /// ([`Context::close_sse_stream`]).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub fn set_stream_closer(&self, closer: session::StreamCloser) {
+    pub fn set_stream_closer(&self, closer: crate::session::StreamCloser) {
         self.session.set_stream_closer(closer);
     }
 
-    /// Handles one message, queuing every answer on `sink`: answers ready at once before this
-    /// returns, the others from their handlers' tasks. (`exit` means nothing to a
+    /// Handles one decoded message, queuing every answer on `sink`: answers ready at once
+    /// before this returns, the others from their handlers' tasks. (`exit` means nothing to a
     /// transport that serves many requests per connection.)
-    pub async fn receive(&self, bytes: &[u8], sink: &Sink) {
-        if let Received::Answer(bytes) = self.receive_now(bytes, sink) {
-            outgoing::send(sink, bytes, true).await;
+    pub async fn receive(&self, message: Message<'_>, sink: &Sink) {
+        if let Received::Answer(answer) = self.receive_message(message, sink) {
+            outgoing::send(sink, answer).await;
         }
     }
 
-    /// Handles one message without waiting: an answer ready at once is returned for the
-    /// transport to write; handlers that wait continue on their own tasks and answer on `sink`.
+    /// [`receive`](Self::receive) for bytes not decoded yet.
+    pub async fn receive_bytes(&self, bytes: &[u8], sink: &Sink) {
+        match message::decode(bytes) {
+            Ok(message) => self.receive(message, sink).await,
+            Err(rejected) => outgoing::send(sink, encode_rejected(&rejected)).await,
+        }
+    }
+
+    /// Decodes and handles one message without waiting: an answer ready at once is returned
+    /// for the transport to write; handlers that wait continue on their own tasks and answer
+    /// on `sink`.
     pub fn receive_now(&self, bytes: &[u8], sink: &Sink) -> Received {
-        match jsonrpc::decode(bytes) {
-            Err(rejected) => Received::Answer(jsonrpc::encode_error(rejected.id.as_ref(), &rejected.error)),
-            Ok(Incoming::Request { id, method, params }) => self.on_request(id, &method, params, sink),
-            Ok(Incoming::Notification { method, params }) => self.on_notification(&method, params),
-            Ok(Incoming::Response { id, outcome }) => {
+        match message::decode(bytes) {
+            Ok(message) => self.receive_message(message, sink),
+            Err(rejected) => Received::Answer(encode_rejected(&rejected)),
+        }
+    }
+
+    fn receive_message(&self, message: Message<'_>, sink: &Sink) -> Received {
+        match message {
+            Message::Request(request) => self.on_request(request, sink),
+            Message::Notification { method, params } => self.on_notification(&method, params),
+            Message::Response { id, outcome } => {
                 let answer = outcome.map(|raw| serde_json::from_str(raw.get()).unwrap_or_default());
                 if !self.session.resolve_client_request(&id, answer) {
                     tracing::debug!(%id, "ignoring a response to no request in flight");
@@ -130,28 +139,28 @@ impl Connection {
         }
     }
 
-    fn on_request(&self, id: RequestId, method: &str, params: Option<&RawValue>, sink: &Sink) -> Received {
-        if self.stateless_only || stateless::is_stateless_request(method, params) {
-            return self.on_stateless_request(id, method, params, sink);
+    fn on_request(&self, request: Request<'_>, sink: &Sink) -> Received {
+        if self.stateless_only || request.is_stateless() {
+            return self.on_stateless_request(request, sink);
         }
         let session = &self.session;
-        let reply = match method {
-            "initialize" => router::initialize(session, params),
-            "ping" | "shutdown" => Reply::empty(),
-            _ if session.client().is_none() && !router::is_known_method(method) => Reply::method_not_found(method),
-            _ if session.client().is_none() => Err(ErrorObject::new(
+        let reply = match request.method.filter(|method| method.in_session()) {
+            Some(Method::Initialize) => router::initialize(&self.core, session, request.params),
+            Some(Method::Ping | Method::Shutdown) => Reply::empty(),
+            None => Reply::method_not_found(&request.name),
+            Some(_) if session.client().is_none() => Err(ErrorObject::new(
                 code::INVALID_REQUEST,
                 "Invalid Request: the session is not initialized; send `initialize` first",
             )),
-            _ => {
-                let registry = session.server.catalog.snapshot();
-                match router::route(&registry, session, session.protocol_version(), method, params) {
-                    Route::Reply(reply) => return Received::Answer(encode_answer(&id, reply)),
-                    Route::Spawn(task) => return self.run_handler(id, task, sink, None),
+            Some(_) => {
+                let registry = self.core.catalog.snapshot();
+                match router::route(&registry, session, session.protocol_version(), &request) {
+                    Route::Reply(reply) => return Received::Answer(encode_answer(&request.id, reply)),
+                    Route::Spawn(task) => return self.run_handler(request.id, task, sink, None),
                 }
             }
         };
-        Received::Answer(encode_answer(&id, reply))
+        Received::Answer(encode_answer(&request.id, reply))
     }
 
     /// Runs a handler of user code, cancellable by `notifications/cancelled`, with panics
@@ -167,7 +176,7 @@ impl Connection {
         let ctx = Context::new(id.clone(), task.meta, Arc::clone(&self.session), sink, state);
         // Registered before its first poll unless the connection is serial (see `serial`).
         let registered = !self.serial;
-        let fresh = if registered { self.session.begin(&id, &ctx) } else { !self.session.is_running(&id) };
+        let fresh = if registered { self.session.begin(&id, &ctx.in_flight()) } else { !self.session.is_running(&id) };
         if !fresh {
             return id_in_use(&id);
         }
@@ -181,7 +190,7 @@ impl Connection {
             std::pin::Pin::new(handler).poll(&mut std::task::Context::from_waker(Waker::noop()))
         });
         if let Poll::Ready(step) = settle(&ctx, polled) {
-            let reply = step.into_reply(call.as_ref(), task.on_panic, &self.session.server);
+            let reply = step.into_reply(call.as_ref(), task.on_panic, &self.core.settings);
             // Over HTTP a cancellation may come in on another request meanwhile; it wins.
             if registered && !self.session.finish(&id) {
                 return Received::Nothing;
@@ -189,11 +198,12 @@ impl Connection {
             return Received::Answer(encode_answer(&id, reply.map(Reply::Serialized)));
         }
         // (On a serial connection only its own thread registers requests, so this cannot fail.)
-        if !registered && !self.session.begin(&id, &ctx) {
+        if !registered && !self.session.begin(&id, &ctx.in_flight()) {
             return id_in_use(&id);
         }
         let mut handler = made.expect("a handler left pending was made");
-        let (session, sink, on_panic) = (Arc::clone(&self.session), sink.clone(), task.on_panic);
+        let (session, settings, sink, on_panic) =
+            (Arc::clone(&self.session), Arc::clone(&self.core.settings), sink.clone(), task.on_panic);
         tokio::spawn(async move {
             // Runs the handler until it finishes or, stateless, stops waiting on the client;
             // `None` once cancelled. A cancelled handler is never polled again.
@@ -208,15 +218,15 @@ impl Connection {
                 cancelled.as_mut().poll(cx).map(|()| None)
             });
             let Some(step) = step.await else { return };
-            let reply = step.into_reply(call.as_ref(), on_panic, &session.server);
+            let reply = step.into_reply(call.as_ref(), on_panic, &settings);
             // Encode and wait for room while still in flight, then end the request and queue
             // its answer in one step: `drain` counts the request until its answer is queued,
             // so shutdown never stops the writer ahead of it (such an answer used to be lost
             // at stdin EOF now and then; see bench/NOTES.md).
-            let bytes = encode_answer(&id, reply.map(Reply::Serialized));
+            let answer = encode_answer(&id, reply.map(Reply::Serialized));
             match sink.reserve().await {
                 Ok(permit) => {
-                    session.finish_then(&id, || permit.send(outgoing::Outgoing { bytes, is_response: true }));
+                    session.finish_then(&id, || permit.send(answer));
                 }
                 Err(_) => {
                     session.finish(&id); // the transport is gone
@@ -249,7 +259,7 @@ impl Connection {
 
     /// Waits up to the server's grace period for requests in flight, then cancels the rest.
     pub async fn drain(&self) {
-        let deadline = tokio::time::Instant::now() + self.session.server.shutdown_grace;
+        let deadline = tokio::time::Instant::now() + self.core.settings.shutdown_grace;
         while self.session.in_flight_count() > 0 && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         }
@@ -289,18 +299,25 @@ fn in_scope<T>(ctx: &Context, user_code: impl FnOnce() -> T) -> std::thread::Res
     CURRENT.set(ctx, || std::panic::catch_unwind(AssertUnwindSafe(user_code)))
 }
 
-fn encode_answer(id: &RequestId, reply: Result<Reply<'_>, ErrorObject>) -> Vec<u8> {
-    match reply {
+/// A request's answer, marked with what it says for the transport.
+fn encode_answer(id: &RequestId, reply: Result<Reply<'_>, ErrorObject>) -> Outgoing {
+    let bytes = match reply {
         Ok(Reply::Serialized(result)) => result.into_response(id),
         Ok(Reply::Shared(raw)) => jsonrpc::encode_raw_result(id, raw),
         Ok(reply) => jsonrpc::encode_result(id, &reply),
-        Err(error) => jsonrpc::encode_error(Some(id), &error),
-    }
+        Err(error) => return encode_rejected(&Rejected { id: Some(id.clone()), error }),
+    };
+    Outgoing { bytes, kind: Kind::Result }
+}
+
+/// The error answer to a message, marked with its code for the transport.
+pub(crate) fn encode_rejected(rejected: &Rejected) -> Outgoing {
+    let bytes = jsonrpc::encode_error(rejected.id.as_ref(), &rejected.error);
+    Outgoing { bytes, kind: Kind::Error(rejected.error.code) }
 }
 
 /// Tells the client about changes to what the server offers, once it is initialized.
-async fn announce_changes(session: Arc<Session>) {
-    let mut changes = session.server.catalog.subscribe();
+async fn announce_changes(session: Arc<Session>, mut changes: tokio::sync::broadcast::Receiver<Change>) {
     loop {
         let change = match changes.recv().await {
             Ok(change) => change,

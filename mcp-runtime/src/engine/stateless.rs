@@ -6,66 +6,33 @@
 //! A request is stateless when its `_meta` names a protocol version; it is then served
 //! without any session state, on the same connection as 2025-11-25 traffic.
 
-use super::outgoing::{self, Sink};
-use super::request_state;
 use super::{Connection, Received, encode_answer, panicked};
 use crate::client::input_round::InputRound;
 use crate::context::Stateless;
 use crate::jsonrpc::{ErrorObject, RequestId, code};
-use crate::protocol::{ProtocolVersion, RequestMeta, meta_key};
+use crate::message::Request;
+use crate::protocol::request_state;
+use crate::protocol::{Method, ProtocolVersion, RequestMeta, meta_key};
 use crate::registry::Change;
 use crate::router::{self, Handler, Outcome, PanicAnswer, Reply, Route, Task};
-use crate::server::ServerCore;
+use crate::session::outgoing::{self, Outgoing, Sink};
+use crate::settings::Settings;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use tokio::sync::broadcast;
 
-/// The method that is stateless whatever its params say.
-pub(crate) const DISCOVER: &str = "server/discover";
-
-/// Whether a request is stateless (2026-07-28): it is `server/discover`, or its `_meta` names a
-/// protocol version. The engine and HTTP's routing both decide by this.
-pub(crate) fn says_stateless(method: &str, meta: Option<&Map<String, Value>>) -> bool {
-    method == DISCOVER || meta.is_some_and(|m| m.contains_key(meta_key::PROTOCOL_VERSION))
-}
-
-/// [`says_stateless`] on a request's raw params, which are parsed for their `_meta` only when
-/// they mention a protocol version: 2025-11-25 traffic pays for no second parse.
-pub(crate) fn is_stateless_request(method: &str, params: Option<&RawValue>) -> bool {
-    #[derive(Deserialize)]
-    struct Probe {
-        #[serde(rename = "_meta")]
-        meta: Option<Map<String, Value>>,
-    }
-    let meta = params
-        .filter(|p| mentions_protocol_version(p.get()))
-        .and_then(|p| serde_json::from_str::<Probe>(p.get()).ok())
-        .and_then(|probe| probe.meta);
-    says_stateless(method, meta.as_ref())
-}
-
-/// `params.contains(PROTOCOL_VERSION)` with a searcher built once, not for every request
-/// (`str::contains` builds one each time: a twentieth of a `tools/call`; bench/NOTES.md).
-fn mentions_protocol_version(params: &str) -> bool {
-    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(meta_key::PROTOCOL_VERSION));
-    FINDER.find(params.as_bytes()).is_some()
-}
-
-/// The parts of any stateless request's params this module reads.
+/// The members of a stateless request's params this module reads (the decoder read its
+/// `_meta` and target).
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 struct Envelope {
-    #[serde(rename = "_meta")]
-    meta: Option<Map<String, Value>>,
     #[serde(default)]
     input_responses: Option<Map<String, Value>>,
     request_state: Option<String>,
-    name: Option<String>,
-    uri: Option<String>,
     #[serde(default)]
     notifications: Option<Map<String, Value>>,
 }
@@ -73,75 +40,52 @@ struct Envelope {
 /// How to finish a stateless request once its handler is done.
 pub(super) struct StatelessCall {
     pub state: Arc<Stateless>,
-    method: String,
+    method: Method,
     target: String,
-    cacheable: bool,
     /// An authenticated caller's lists and reads may differ per user: not for shared caches.
     private: bool,
 }
 
-/// Methods a stateless request may call; everything else (including the removed `initialize`,
-/// `ping`, `logging/setLevel` and `resources/(un)subscribe`) is -32601.
-const METHODS: &[&str] = &[
-    DISCOVER,
-    "subscriptions/listen",
-    "tools/list",
-    "tools/call",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "prompts/list",
-    "prompts/get",
-    "completion/complete",
-];
-
-/// Results clients may cache (`ttlMs`, `cacheScope`).
-const CACHEABLE: &[&str] =
-    &[DISCOVER, "tools/list", "resources/list", "resources/templates/list", "resources/read", "prompts/list"];
-
 impl Connection {
-    pub(super) fn on_stateless_request(
-        &self,
-        id: RequestId,
-        method: &str,
-        params: Option<&RawValue>,
-        sink: &Sink,
-    ) -> Received {
+    pub(super) fn on_stateless_request(&self, request: Request<'_>, sink: &Sink) -> Received {
+        let id = request.id.clone();
         let answer = |reply| Received::Answer(encode_answer(&id, reply));
-        let envelope: Envelope = match router::parse_params(params) {
+        let Some(method) = request.method.filter(|method| method.is_stateless()) else {
+            return answer(Reply::method_not_found(&request.name));
+        };
+        let envelope: Envelope = match router::parse_params(request.params) {
             Ok(envelope) => envelope,
             Err(error) => return answer(Err(error)),
         };
-        if !METHODS.contains(&method) {
-            return answer(Reply::method_not_found(method));
-        }
-        let meta = match RequestMeta::parse(envelope.meta.as_ref()) {
+        let meta = match RequestMeta::parse(request.stateless_meta.as_ref()) {
             Ok(meta) => meta,
             Err(error) => return answer(Err(error)),
         };
-        let server = &self.session.server;
-        let target = envelope.name.clone().or_else(|| envelope.uri.clone()).unwrap_or_default();
-        let answers = match gather_answers(server, &envelope, method, &target) {
+        let settings = &self.core.settings;
+        let target = request.target.as_deref().unwrap_or_default().to_owned();
+        let answers = match gather_answers(settings, &envelope, method.name(), &target) {
             Ok(answers) => answers,
             Err(error) => return answer(Err(error)),
         };
         let call = StatelessCall {
             state: Arc::new(Stateless { meta, round: InputRound::new(answers) }),
-            method: method.to_owned(),
+            method,
             target,
-            cacheable: CACHEABLE.contains(&method),
             private: has_verified_caller(),
         };
-        let registry = server.catalog.snapshot();
+        let registry = self.core.catalog.snapshot();
         let route = match method {
-            DISCOVER => Route::Reply(discover(server, &registry)),
-            "subscriptions/listen" => listen(&id, envelope.notifications.unwrap_or_default(), &registry),
-            _ => router::route(&registry, &self.session, Some(ProtocolVersion::V2026_07_28), method, params),
+            Method::Discover => Route::Reply(discover(settings, &registry)),
+            Method::SubscriptionsListen => {
+                let changes = self.core.catalog.subscribe();
+                listen(&id, envelope.notifications.unwrap_or_default(), &registry, changes)
+            }
+            _ => router::route(&registry, &self.session, Some(ProtocolVersion::V2026_07_28), &request),
         };
         match route {
             Route::Reply(reply) => {
                 let reply =
-                    reply.and_then(|reply| router::to_raw(&reply)).and_then(|raw| call.complete(Ok(raw), server));
+                    reply.and_then(|reply| router::to_raw(&reply)).and_then(|raw| call.complete(Ok(raw), settings));
                 answer(reply.map(Reply::Serialized))
             }
             Route::Spawn(task) => self.run_handler(id, task, sink, Some(call)),
@@ -162,7 +106,7 @@ fn has_verified_caller() -> bool {
 /// The answers a retry brings: those sealed in `requestState` by earlier rounds, then this
 /// round's `inputResponses` (which win).
 fn gather_answers(
-    server: &ServerCore,
+    server: &Settings,
     envelope: &Envelope,
     method: &str,
     target: &str,
@@ -183,7 +127,7 @@ impl StatelessCall {
     /// A finished handler's answer: the capability failure it hit, if it failed because of
     /// it, else its result with `resultType`, `serverInfo` and (for lists and reads) caching
     /// hints.
-    pub fn complete(&self, reply: Outcome, server: &ServerCore) -> Outcome {
+    pub fn complete(&self, reply: Outcome, server: &Settings) -> Outcome {
         // A handler may recover from a missing capability (do without the client's input):
         // only a failed handler turns it into -32021.
         let failure = self.state.round.take_failure();
@@ -199,7 +143,7 @@ impl StatelessCall {
         let mut extras = Map::new();
         extras.insert("resultType".into(), json!("complete"));
         extras.insert("_meta".into(), json!({ meta_key::SERVER_INFO: &server.info }));
-        if self.cacheable {
+        if self.method.is_cacheable() {
             extras.insert("ttlMs".into(), json!(server.cache_ttl.as_millis() as u64));
             extras.insert("cacheScope".into(), json!(if self.private { "private" } else { "public" }));
         }
@@ -208,9 +152,13 @@ impl StatelessCall {
 
     /// The interim answer when the handler is waiting on the client: its requests, and the
     /// answers so far sealed in `requestState`.
-    pub fn input_required(&self, requests: Map<String, Value>, server: &ServerCore) -> Outcome {
-        let state =
-            request_state::seal(&server.request_state_key, &self.method, &self.target, self.state.round.answers());
+    pub fn input_required(&self, requests: Map<String, Value>, server: &Settings) -> Outcome {
+        let state = request_state::seal(
+            &server.request_state_key,
+            self.method.name(),
+            &self.target,
+            self.state.round.answers(),
+        );
         router::to_raw(&json!({
             "resultType": "input_required",
             "inputRequests": requests,
@@ -258,7 +206,7 @@ fn merge_into(json: &str, extras: Map<String, Value>) -> Outcome {
     router::to_raw(&result)
 }
 
-fn discover(server: &ServerCore, registry: &crate::registry::Registry) -> Result<Reply<'static>, ErrorObject> {
+fn discover(server: &Settings, registry: &crate::registry::Registry) -> Result<Reply<'static>, ErrorObject> {
     let versions: Vec<&str> = ProtocolVersion::STATELESS.iter().map(|v| v.as_str()).collect();
     let mut result = json!({
         "supportedVersions": versions,
@@ -272,7 +220,12 @@ fn discover(server: &ServerCore, registry: &crate::registry::Registry) -> Result
 
 /// `subscriptions/listen`: acknowledges the filter it honours, then forwards matching changes,
 /// each tagged with the subscription id, until the client cancels (or the server stops).
-fn listen(id: &RequestId, wanted: Map<String, Value>, registry: &crate::registry::Registry) -> Route<'static> {
+fn listen(
+    id: &RequestId,
+    wanted: Map<String, Value>,
+    registry: &crate::registry::Registry,
+    mut changes: broadcast::Receiver<Change>,
+) -> Route<'static> {
     let flag = |name: &str, offered: bool| offered && wanted.get(name) == Some(&Value::Bool(true));
     let tools = flag("toolsListChanged", !registry.tools.is_empty());
     let prompts = flag("promptsListChanged", !registry.prompts.is_empty());
@@ -299,7 +252,6 @@ fn listen(id: &RequestId, wanted: Map<String, Value>, registry: &crate::registry
         meta: None,
         on_panic: PanicAnswer::InternalError,
         run: Handler::waiting(move |ctx| async move {
-            let mut changes = ctx.session().server.catalog.subscribe();
             let sink = ctx.sink();
             let ack = json!({ "_meta": subscription, "notifications": honoured });
             notify(sink, "notifications/subscriptions/acknowledged", ack).await;
@@ -328,7 +280,7 @@ fn listen(id: &RequestId, wanted: Map<String, Value>, registry: &crate::registry
 }
 
 async fn notify(sink: &Sink, method: &str, params: Value) {
-    outgoing::send(sink, crate::jsonrpc::encode_notification(method, &params), false).await;
+    outgoing::send(sink, Outgoing::message(crate::jsonrpc::encode_notification(method, &params))).await;
 }
 
 /// What a stateless handler did: finished (or panicked), or stopped to wait on the client.
@@ -339,7 +291,7 @@ pub(super) enum Step {
 
 impl Step {
     /// The answer to send, for a request of either era.
-    pub fn into_reply(self, call: Option<&StatelessCall>, on_panic: PanicAnswer, server: &ServerCore) -> Outcome {
+    pub fn into_reply(self, call: Option<&StatelessCall>, on_panic: PanicAnswer, server: &Settings) -> Outcome {
         match (self, call) {
             (Step::Done(outcome), None) => outcome.unwrap_or_else(|panic| panicked(&*panic, on_panic)),
             (Step::Done(outcome), Some(call)) => {
@@ -373,22 +325,5 @@ mod tests {
             })
         );
         assert_eq!(merge_into("[1]", Map::new()).unwrap_err().code, code::INTERNAL_ERROR);
-    }
-
-    #[test]
-    fn the_protocol_version_key_is_found_like_str_contains() {
-        let key = meta_key::PROTOCOL_VERSION;
-        for params in [
-            String::new(),
-            "/".into(),
-            "{\"path\":\"/a/b\"}".into(),
-            format!("{{\"_meta\":{{\"{key}\":\"2026-07-28\"}}}}"),
-            format!("{{\"x\":\"a/b\",\"_meta\":{{\"{key}\":1}}}}"),
-            key[1..].to_owned(),
-            key[..key.len() - 1].to_owned(),
-            format!("é{key}"),
-        ] {
-            assert_eq!(mentions_protocol_version(&params), params.contains(key), "{params}");
-        }
     }
 }

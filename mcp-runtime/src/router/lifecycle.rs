@@ -1,28 +1,32 @@
 //! `initialize` and `logging/setLevel`.
 
 use super::{Reply, parse_params, to_raw};
-use crate::engine::session::{ClientState, Session};
+use crate::core::ServerCore;
 use crate::jsonrpc::{ErrorObject, code};
 use crate::logging::LoggingLevel;
 use crate::protocol::{InitializeParams, InitializeResult, ProtocolVersion};
 use crate::registry::Registry;
+use crate::session::{ClientState, Session};
 use serde::Deserialize;
 use serde_json::json;
 use serde_json::value::RawValue;
 
-pub(crate) fn initialize(session: &Session, params: Option<&RawValue>) -> Result<Reply<'static>, ErrorObject> {
+pub(crate) fn initialize(
+    server: &ServerCore,
+    session: &Session,
+    params: Option<&RawValue>,
+) -> Result<Reply<'static>, ErrorObject> {
     let params: InitializeParams = parse_params(params)?;
     let version = ProtocolVersion::negotiate(&params.protocol_version);
     let client = ClientState { version, info: params.client_info, capabilities: params.capabilities };
     if !session.set_client(client) {
         return Err(ErrorObject::new(code::INVALID_REQUEST, "Invalid Request: the session is already initialized"));
     }
-    let server = &session.server;
     let result = InitializeResult {
         protocol_version: version.as_str(),
         capabilities: &capabilities(&server.catalog.snapshot()),
-        server_info: &server.info,
-        instructions: server.instructions.as_deref(),
+        server_info: &server.settings.info,
+        instructions: server.settings.instructions.as_deref(),
     };
     to_raw(&result).map(Reply::Serialized)
 }

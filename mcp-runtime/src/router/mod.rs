@@ -10,10 +10,11 @@ mod tools;
 pub(crate) use lifecycle::{capabilities, initialize};
 
 use crate::context::Context;
-use crate::engine::session::Session;
 use crate::jsonrpc::{ErrorObject, Serialized, code};
-use crate::protocol::ProtocolVersion;
+use crate::message::Request;
+use crate::protocol::{Method, ProtocolVersion};
 use crate::registry::Registry;
+use crate::session::Session;
 use futures_util::future::{BoxFuture, Either};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -125,25 +126,6 @@ impl<'a> From<Result<Reply<'a>, ErrorObject>> for Route<'a> {
     }
 }
 
-/// Methods this router answers once the session is initialized.
-const METHODS: &[&str] = &[
-    "tools/list",
-    "tools/call",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "prompts/list",
-    "prompts/get",
-    "completion/complete",
-    "logging/setLevel",
-];
-
-pub(crate) fn is_known_method(method: &str) -> bool {
-    METHODS.contains(&method)
-}
-
 /// Parses `params`, absent counting as `{}`; a mismatch is -32602 naming the field and the
 /// problem (`Invalid params: `name`: invalid type: integer `5`, expected a string`).
 pub(crate) fn parse_params<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>) -> Result<T, ErrorObject> {
@@ -195,36 +177,40 @@ fn cursor(params: Option<&RawValue>) -> Result<Option<String>, ErrorObject> {
 }
 
 /// Routes a request of an initialized session, or a stateless one (`version` is the
-/// protocol version the request is served under).
+/// protocol version the request is served under). The lifecycle methods (`initialize`,
+/// `ping`) and the stateless era's own are the engine's.
 pub(crate) fn route<'a>(
     registry: &'a Arc<Registry>,
     session: &Session,
     version: Option<ProtocolVersion>,
-    method: &str,
-    params: Option<&'a RawValue>,
+    request: &Request<'a>,
 ) -> Route<'a> {
+    let params = request.params;
     let page = |listing: Result<&'a RawValue, ErrorObject>| Route::Reply(listing.map(Reply::Shared));
+    let Some(method) = request.method else { return Reply::method_not_found(&request.name).into() };
     match method {
-        "tools/list" => match cursor(params) {
+        Method::ToolsList => match cursor(params) {
             Ok(cursor) => tools::list(registry, cursor.as_deref()).into(),
             Err(error) => Route::Reply(Err(error)),
         },
-        "tools/call" => tools::call(registry, params),
-        "resources/list" => resources::list(registry, params),
-        "resources/templates/list" => match cursor(params) {
+        Method::ToolsCall => tools::call(registry, request),
+        Method::ResourcesList => resources::list(registry, params),
+        Method::ResourcesTemplatesList => match cursor(params) {
             Ok(cursor) => page(registry.templates.page(cursor.as_deref())),
             Err(error) => Route::Reply(Err(error)),
         },
-        "resources/read" => resources::read(registry, version, params),
-        "resources/subscribe" => resources::subscribe(session, params, true).into(),
-        "resources/unsubscribe" => resources::subscribe(session, params, false).into(),
-        "prompts/list" => match cursor(params) {
+        Method::ResourcesRead => resources::read(registry, version, request),
+        Method::ResourcesSubscribe => resources::subscribe(session, request, true).into(),
+        Method::ResourcesUnsubscribe => resources::subscribe(session, request, false).into(),
+        Method::PromptsList => match cursor(params) {
             Ok(cursor) => page(registry.prompts.page(cursor.as_deref())),
             Err(error) => Route::Reply(Err(error)),
         },
-        "prompts/get" => prompts::get(registry, params),
-        "completion/complete" => completion::complete(registry, params),
-        "logging/setLevel" => lifecycle::set_level(session, params).into(),
-        _ => Reply::method_not_found(method).into(),
+        Method::PromptsGet => prompts::get(registry, request),
+        Method::CompletionComplete => completion::complete(registry, params),
+        Method::LoggingSetLevel => lifecycle::set_level(session, params).into(),
+        Method::Initialize | Method::Ping | Method::Shutdown | Method::Discover | Method::SubscriptionsListen => {
+            Reply::method_not_found(&request.name).into()
+        }
     }
 }

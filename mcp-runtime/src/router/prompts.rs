@@ -2,35 +2,31 @@
 
 use super::{Handler, PanicAnswer, Route, Task, parse_params, to_raw};
 use crate::jsonrpc::ErrorObject;
+use crate::message::Request;
 use crate::registry::Registry;
-use serde::Deserialize;
-use serde_json::value::RawValue;
-use serde_json::{Map, Value};
 use std::collections::HashMap;
 
-pub(crate) fn get(registry: &Registry, params: Option<&RawValue>) -> Route<'static> {
-    #[derive(Deserialize)]
-    struct GetParams {
-        name: String,
-        #[serde(default)]
-        arguments: HashMap<String, String>,
-        #[serde(rename = "_meta")]
-        meta: Option<Map<String, Value>>,
-    }
-    let params: GetParams = match parse_params(params) {
-        Ok(params) => params,
+pub(crate) fn get(registry: &Registry, request: &Request<'_>) -> Route<'static> {
+    let parsed = request.required_target().and_then(|name| {
+        let prompt =
+            registry.prompts.get(name).ok_or_else(|| ErrorObject::invalid_params(format!("Unknown prompt: {name}")))?;
+        let arguments: HashMap<String, String> = match request.arguments {
+            Some(arguments) => parse_params(Some(arguments))
+                .map_err(|error| ErrorObject::invalid_params(format!("{} (in `arguments`)", error.message)))?,
+            None => HashMap::new(),
+        };
+        Ok((prompt.clone(), arguments, request.meta_object()?))
+    });
+    let (prompt, arguments, meta) = match parsed {
+        Ok(parsed) => parsed,
         Err(error) => return Route::Reply(Err(error)),
     };
-    let Some(prompt) = registry.prompts.get(&params.name).cloned() else {
-        return Route::Reply(Err(ErrorObject::invalid_params(format!("Unknown prompt: {}", params.name))));
-    };
-    if let Some(missing) = prompt.arguments.iter().find(|a| a.required && !params.arguments.contains_key(a.name)) {
+    if let Some(missing) = prompt.arguments.iter().find(|a| a.required && !arguments.contains_key(a.name)) {
         let message = format!("missing required argument `{}` for prompt `{}`", missing.name, prompt.name);
         return Route::Reply(Err(ErrorObject::invalid_params(message)));
     }
-    let arguments = params.arguments;
     Route::Spawn(Task {
-        meta: params.meta,
+        meta,
         on_panic: PanicAnswer::InternalError,
         run: Handler::waiting(move |ctx| async move { to_raw(&(prompt.get)(arguments, ctx).await?) }),
     })

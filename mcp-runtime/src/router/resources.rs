@@ -1,23 +1,16 @@
 //! `resources/list`, `resources/read`, `resources/subscribe` and `resources/unsubscribe`.
 
-use super::{Handler, PanicAnswer, Reply, Route, Task, cursor, parse_params, to_raw, to_raw_value};
-use crate::engine::session::Session;
+use super::{Handler, PanicAnswer, Reply, Route, Task, cursor, to_raw, to_raw_value};
 use crate::jsonrpc::ErrorObject;
+use crate::message::Request;
 use crate::protocol::{self, ProtocolVersion};
 use crate::registry::Registry;
 use crate::resource::ResourceRequest;
 use crate::resource::uri_template::has_dot_segment;
-use serde::Deserialize;
+use crate::session::Session;
+use serde_json::Map;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
 use std::sync::Arc;
-
-#[derive(Deserialize)]
-struct UriParams {
-    uri: String,
-    #[serde(rename = "_meta")]
-    meta: Option<Map<String, Value>>,
-}
 
 pub(crate) fn list<'a>(registry: &'a Arc<Registry>, params: Option<&RawValue>) -> Route<'a> {
     let cursor = match cursor(params) {
@@ -60,31 +53,27 @@ pub(crate) fn list<'a>(registry: &'a Arc<Registry>, params: Option<&RawValue>) -
     })
 }
 
-pub(crate) fn read<'a>(
-    registry: &'a Registry,
-    version: Option<ProtocolVersion>,
-    params: Option<&RawValue>,
-) -> Route<'a> {
-    let params: UriParams = match parse_params(params) {
-        Ok(params) => params,
+pub(crate) fn read<'a>(registry: &'a Registry, version: Option<ProtocolVersion>, request: &Request<'_>) -> Route<'a> {
+    let (uri, meta) = match request.required_target().and_then(|uri| Ok((uri, request.meta_object()?))) {
+        Ok(read) => read,
         Err(error) => return Route::Reply(Err(error)),
     };
-    let (descriptor, variables) = if let Some(resource) = registry.resources.get(&params.uri) {
+    let (descriptor, variables) = if let Some(resource) = registry.resources.get(uri) {
         (resource.clone(), Default::default())
-    } else if let Some((template, variables)) = registry.match_template(&params.uri) {
+    } else if let Some((template, variables)) = registry.match_template(uri) {
         if !template.descriptor.allow_dot_segments && variables.values().any(|v| has_dot_segment(v)) {
-            let message = format!("refused: a `..` segment in a variable of {}", params.uri);
+            let message = format!("refused: a `..` segment in a variable of {uri}");
             return Route::Reply(Err(ErrorObject::invalid_params(message)));
         }
         (template.descriptor.clone(), variables)
     } else {
-        return Route::Reply(Err(protocol::resource_not_found(&params.uri, version)));
+        return Route::Reply(Err(protocol::resource_not_found(uri, version)));
     };
-    let request = ResourceRequest { uri: params.uri, variables };
+    let request = ResourceRequest { uri: uri.to_owned(), variables };
     // The resource's own caching hints, for the stateless decoration to keep.
     let stateless = version.is_some_and(ProtocolVersion::is_stateless);
     Route::Spawn(Task {
-        meta: params.meta,
+        meta,
         on_panic: PanicAnswer::InternalError,
         run: Handler::waiting(move |ctx| async move {
             let result = (descriptor.read)(request, ctx).await?;
@@ -105,8 +94,7 @@ pub(crate) fn read<'a>(
     })
 }
 
-pub(crate) fn subscribe(session: &Session, params: Option<&RawValue>, on: bool) -> Result<Reply<'static>, ErrorObject> {
-    let params: UriParams = parse_params(params)?;
-    session.set_subscribed(params.uri, on);
+pub(crate) fn subscribe(session: &Session, request: &Request<'_>, on: bool) -> Result<Reply<'static>, ErrorObject> {
+    session.set_subscribed(request.required_target()?.to_owned(), on);
     Reply::empty()
 }

@@ -1,11 +1,11 @@
 //! `tools/list` and `tools/call`.
 
-use super::{Handler, PanicAnswer, Reply, Route, Run, Task, finished, parse_params, running, to_raw};
+use super::{Handler, PanicAnswer, Reply, Route, Run, Task, finished, running, to_raw};
 use crate::context::Context;
 use crate::jsonrpc::ErrorObject;
+use crate::message::Request;
 use crate::registry::Registry;
 use crate::tool::descriptor::{ToolCall, ToolDescriptor};
-use serde::Deserialize;
 use serde_json::value::RawValue;
 
 /// A `tools/list` page; with feature `auth`, without the tools the HTTP caller's token lacks
@@ -19,30 +19,21 @@ pub(crate) fn list<'a>(registry: &'a Registry, cursor: Option<&str>) -> Result<R
     Ok(Reply::Shared(page))
 }
 
-pub(crate) fn call<'a>(registry: &'a Registry, params: Option<&'a RawValue>) -> Route<'a> {
-    #[derive(Deserialize)]
-    struct CallParams<'a> {
-        #[serde(borrow)]
-        name: std::borrow::Cow<'a, str>,
-        #[serde(borrow)]
-        arguments: Option<&'a RawValue>,
-        #[serde(rename = "_meta")]
-        meta: Option<serde_json::Map<String, serde_json::Value>>,
-    }
-    let call = parse_params::<CallParams<'_>>(params).and_then(|p| {
-        let tool = registry
-            .tools
-            .get(&p.name)
-            .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown tool: {}", p.name)))?;
-        if p.arguments.is_some_and(|a| !a.get().starts_with('{')) {
+pub(crate) fn call<'a>(registry: &'a Registry, request: &Request<'a>) -> Route<'a> {
+    let call = request.required_target().and_then(|name| {
+        // The tool the caller's scopes were checked against (`transport/http/policy.rs`): the
+        // same decoded name, looked up the same way.
+        let tool =
+            registry.tools.get(name).ok_or_else(|| ErrorObject::invalid_params(format!("Unknown tool: {name}")))?;
+        if request.arguments.is_some_and(|a| !a.get().starts_with('{')) {
             return Err(ErrorObject::invalid_params("tools/call: `arguments` must be an object"));
         }
-        Ok((tool, p.arguments, p.meta))
+        Ok((tool, request.meta_object()?))
     });
     match call {
-        Ok((tool, arguments, meta)) => Route::Spawn(Task {
+        Ok((tool, meta)) => Route::Spawn(Task {
             meta,
-            run: Handler::Tool(ToolRun { tool, arguments }),
+            run: Handler::Tool(ToolRun { tool, arguments: request.arguments }),
             on_panic: PanicAnswer::ToolError(tool.name),
         }),
         Err(error) => Route::Reply(Err(error)),
@@ -64,7 +55,7 @@ impl ToolRun<'_> {
             ToolCall::Finished(result) => return finished(to_raw(&result)),
             ToolCall::Running(call) => call,
         };
-        let server = &ctx.session().server;
+        let server = &ctx.session().settings;
         let limit = tool.timeout.or(server.tool_timeout);
         // The raw arguments are copied only to show them to the user.
         let confirm = tool.confirm.then(|| (ctx.clone(), arguments.map(ToOwned::to_owned)));

@@ -4,18 +4,9 @@
 use super::CallToolResult;
 use crate::client::{ClientError, Elicitation};
 use crate::context::Context;
+use crate::settings::ConfirmationFallback;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
-
-/// What to do with a `confirm` tool when the client cannot ask the user (no elicitation).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ConfirmationFallback {
-    /// Refuse the call with an error result saying why (the default: fail closed).
-    #[default]
-    Refuse,
-    /// Run the tool anyway; for clients known to confirm tool calls themselves.
-    Allow,
-}
 
 /// `Ok` when the call may go ahead; otherwise the result to answer with instead.
 pub(crate) async fn confirm(

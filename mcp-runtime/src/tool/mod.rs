@@ -5,7 +5,6 @@ pub(crate) mod descriptor;
 mod result;
 pub(crate) mod schema;
 
-pub use confirm::ConfirmationFallback;
 pub(crate) use confirm::confirm;
 pub use result::{CallToolResult, IntoToolResult, Json};
 

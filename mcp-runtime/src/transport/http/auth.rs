@@ -6,11 +6,9 @@ use super::body::{self, Answer};
 use super::code;
 use crate::auth::{AuthConfig, AuthInfo, scopes};
 use crate::jsonrpc::{self, ErrorObject, RequestId};
-use crate::server::ServerCore;
 use hyper::header::{ALLOW, AUTHORIZATION, CACHE_CONTROL, HeaderValue, WWW_AUTHENTICATE};
 use hyper::http::request::Parts;
 use hyper::{Method, StatusCode};
-use serde::Deserialize;
 use std::sync::Arc;
 
 /// Where RFC 9728 puts the metadata, before the resource's path.
@@ -112,38 +110,9 @@ impl Guard {
         Ok(Arc::new(caller))
     }
 
-    /// `403 insufficient_scope` for a `tools/call` of a tool whose scopes `caller` lacks;
-    /// `None` for anything else.
-    pub fn check_call(&self, core: &ServerCore, caller: &AuthInfo, bytes: &[u8]) -> Option<Answer> {
-        #[derive(Deserialize)]
-        struct Call {
-            id: Option<RequestId>,
-            method: Option<String>,
-            params: Option<Params>,
-        }
-        #[derive(Deserialize)]
-        struct Params {
-            name: Option<String>,
-        }
-        let call: Call = serde_json::from_slice(bytes).ok()?;
-        if call.method.as_deref() != Some("tools/call") {
-            return None;
-        }
-        let name = call.params?.name?;
-        let registry = core.catalog.snapshot();
-        let tool = registry.tools.get(&name)?;
-        let missing = scopes::missing(tool.scopes, caller);
-        if missing.is_empty() {
-            return None;
-        }
-        tracing::debug!(tool = %name, subject = caller.subject(), "refused a call lacking the scopes {missing:?}");
-        let description = format!("tool `{name}` needs the scopes: {}", missing.join(" "));
-        Some(self.insufficient_scope(caller, tool.scopes, &description, call.id.as_ref()))
-    }
-
     /// `403 insufficient_scope`, asking for the scopes the caller has and those it lacks (the
     /// spec's recommended approach, so a step-up does not lose what was granted).
-    fn insufficient_scope(
+    pub fn insufficient_scope(
         &self,
         caller: &AuthInfo,
         required: &[&str],

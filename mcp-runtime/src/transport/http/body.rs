@@ -2,8 +2,8 @@
 //! errors carrying a JSON-RPC error object.
 
 use super::sse::Reader;
-use crate::engine::outgoing::Outgoing;
 use crate::jsonrpc::{self, ErrorObject};
+use crate::session::outgoing::Outgoing;
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt as _, Empty, Full, StreamBody};
 use hyper::body::{Body, Bytes, Frame, SizeHint};
@@ -113,7 +113,7 @@ pub(super) fn message_stream<K: Send + 'static>(
             None => messages.recv().await?,
         };
         let frame = Frame::data(super::sse::unnumbered_event(&message.bytes));
-        let done = message.is_response;
+        let done = message.is_response();
         Some((Ok::<_, Infallible>(frame), (None, messages, keep, done)))
     });
     sse(McpBody { inner: StreamBody::new(frames).boxed_unsync() })

@@ -2,9 +2,9 @@
 //! `POST`s it answered with SSE, kept for a while for clients that resume them.
 
 use super::sse::{EventStream, Reader, STANDALONE, StreamSettings};
+use crate::core::ServerCore;
 use crate::engine::Connection;
-use crate::engine::outgoing::{Outgoing, Sink};
-use crate::server::ServerCore;
+use crate::session::outgoing::{Outgoing, Sink};
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
@@ -144,7 +144,7 @@ impl Pump {
                 waiting = Some(message);
                 break;
             }
-            if message.is_response {
+            if message.is_response() {
                 return self.finish();
             }
         }
@@ -159,7 +159,7 @@ impl Pump {
                     },
                 };
                 self.stream.push(&message.bytes).await;
-                if message.is_response {
+                if message.is_response() {
                     break;
                 }
             }

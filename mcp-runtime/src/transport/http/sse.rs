@@ -89,7 +89,7 @@ impl KeepAlive {
     /// once no stream settings hold this any more.
     fn tick(&self) -> &Notify {
         self.started.call_once(|| {
-            tokio::spawn(super::every(self.interval, Arc::downgrade(&self.tick), Notify::notify_waiters));
+            tokio::spawn(super::serve::every(self.interval, Arc::downgrade(&self.tick), Notify::notify_waiters));
         });
         &self.tick
     }

@@ -12,11 +12,11 @@ mod lines;
 mod outbox;
 mod streams;
 
-use crate::engine::outgoing::Sink;
+use crate::core::ServerCore;
 use crate::engine::{Connection, Received};
 use crate::error::Result;
 use crate::jsonrpc::{self, ErrorObject, code};
-use crate::server::ServerCore;
+use crate::session::outgoing::{Outgoing, Sink};
 use crate::transport::signal::shutdown_signal;
 use lines::{Line, Lines};
 use outbox::Outbox;
@@ -40,10 +40,12 @@ const PENDING_POLL: Duration = Duration::from_millis(1);
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(1);
 
 pub(crate) async fn serve(server: Arc<ServerCore>) -> Result<()> {
-    let input = Lines::new(streams::stdin()?, server.max_message_size);
-    let busy_poll = server.stdio_busy_poll;
-    let too_large =
-        format!("Invalid Request: message larger than the {}-byte limit; it was skipped", server.max_message_size);
+    let input = Lines::new(streams::stdin()?, server.settings.max_message_size);
+    let busy_poll = server.settings.stdio_busy_poll;
+    let too_large = format!(
+        "Invalid Request: message larger than the {}-byte limit; it was skipped",
+        server.settings.max_message_size
+    );
     let (sink, queued) = mpsc::channel(OUTBOUND_QUEUE);
     let outbox = Outbox::new(queued, streams::stdout()?);
     if std::io::stdin().is_terminal() {
@@ -104,13 +106,13 @@ impl Reader<'_> {
                 burst += 1;
                 let received = match line {
                     Line::Message(bytes) => self.connection.receive_now(bytes, &self.sink),
-                    Line::TooLarge => Received::Answer(jsonrpc::encode_error(
+                    Line::TooLarge => Received::Answer(Outgoing::message(jsonrpc::encode_error(
                         None,
                         &ErrorObject::new(code::INVALID_REQUEST, self.too_large.as_str()),
-                    )),
+                    ))),
                 };
                 match received {
-                    Received::Answer(bytes) => self.outbox.push(bytes),
+                    Received::Answer(answer) => self.outbox.push(answer.bytes),
                     Received::Nothing => {}
                     Received::Exit => {
                         let _ = self.outbox.write();
@@ -147,8 +149,8 @@ impl Reader<'_> {
 
 /// Someone ran the server in a terminal: say what it is and how to talk to it (on stderr).
 fn greet(server: &ServerCore) {
-    let name = &server.info.name;
-    let version = &server.info.version;
+    let name = &server.settings.info.name;
+    let version = &server.settings.info.version;
     eprintln!(
         "{name} {version} is an MCP server speaking JSON-RPC on stdin/stdout.\n\
          Connect it to an MCP client (Claude Desktop, VS Code, the MCP Inspector), or paste these lines:\n\

@@ -9,7 +9,7 @@
 //! client that stops reading blocks both (the connection's thread then reads no more input).
 
 use super::streams::Output;
-use crate::engine::outgoing::Outgoing;
+use crate::session::outgoing::Outgoing;
 use std::collections::VecDeque;
 use std::io::{self, IoSlice};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -293,7 +293,7 @@ mod tests {
     }
 
     fn message(bytes: Vec<u8>) -> Outgoing {
-        Outgoing { bytes, is_response: true }
+        Outgoing { bytes, kind: crate::session::outgoing::Kind::Result }
     }
 
     #[test]

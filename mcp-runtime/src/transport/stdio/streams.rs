@@ -47,11 +47,11 @@ fn blocking<S>(stream: S) -> io::Result<Blocking<S>> {
 
 #[cfg(unix)]
 mod unix {
-    use super::Duration;
     use rustix::event::{PollFd, PollFlags, Timespec};
     use std::fs::File;
     use std::io;
     use std::os::fd::BorrowedFd;
+    use std::time::Duration;
     use std::time::Instant;
 
     /// Returns once `fd` has input (or end of input, or an error for the read to report), or
@@ -127,7 +127,8 @@ impl<S: Write> Write for Blocking<S> {
     }
 }
 
-#[cfg(all(test, unix))]
+#[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use super::*;
     use std::os::fd::AsFd;

@@ -1,15 +1,24 @@
-//! One client session's state: what it negotiated, its log level, requests in flight both
-//! ways, and the sink for messages not tied to a request (list changes, resource updates).
+//! The session layer: one client session's state (what it negotiated, its log level, requests
+//! in flight both ways, subscriptions, roots, [`SessionState`](crate::SessionState) values)
+//! and the sink for messages not tied to a request (list changes, resource updates).
+//!
+//! It sits below the router, the engine and [`Context`](crate::Context), and knows none of
+//! them: a request in flight is held as something to [`Cancel`].
 
-use super::in_flight::InFlight;
-use super::outgoing::{self, Sink};
-use crate::Context;
-use crate::client::Root;
+mod in_flight;
+pub(crate) mod outgoing;
+
+pub(crate) use in_flight::Cancel;
+
+use crate::client::root::Root;
 use crate::jsonrpc::{self, ErrorObject, RequestId};
 use crate::logging::LoggingLevel;
-use crate::protocol::ProtocolVersion;
-use crate::server::{Implementation, ServerCore};
+use crate::protocol::{Implementation, ProtocolVersion};
+use crate::settings::Settings;
+use crate::type_map::SessionValues;
 use foldhash::{HashMap, HashMapExt as _};
+use in_flight::InFlight;
+use outgoing::{Outgoing, Sink};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
@@ -32,7 +41,7 @@ type ClientAnswer = Result<Value, ErrorObject>;
 pub(crate) type StreamCloser = Box<dyn Fn(&Sink) + Send + Sync>;
 
 pub(crate) struct Session {
-    pub server: Arc<ServerCore>,
+    pub settings: Arc<Settings>,
     /// For messages that answer no particular request.
     pub unsolicited: Sink,
     client: OnceLock<ClientState>,
@@ -45,7 +54,7 @@ pub(crate) struct Session {
     /// so an answer that raced with a change is not cached.
     roots: Mutex<(u64, Option<Vec<Root>>)>,
     /// Values of [`SessionState`](crate::SessionState).
-    pub state: crate::state::SessionValues,
+    pub state: SessionValues,
     /// Resource URIs the client subscribed to.
     subscriptions: Mutex<HashSet<String>>,
     stream_closer: OnceLock<StreamCloser>,
@@ -56,9 +65,9 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Session {
-    pub fn new(server: Arc<ServerCore>, unsolicited: Sink) -> Self {
+    pub fn new(settings: Arc<Settings>, unsolicited: Sink) -> Self {
         Self {
-            server,
+            settings,
             unsolicited,
             client: OnceLock::new(),
             initialized: AtomicBool::new(false),
@@ -67,7 +76,7 @@ impl Session {
             next_request_id: AtomicI64::new(1),
             awaiting_client: Mutex::new(HashMap::new()),
             roots: Mutex::new((0, None)),
-            state: Mutex::default(),
+            state: SessionValues::default(),
             subscriptions: Mutex::default(),
             stream_closer: OnceLock::new(),
         }
@@ -131,12 +140,12 @@ impl Session {
     }
 
     pub async fn notify(&self, sink: &Sink, method: &str, params: &(impl Serialize + ?Sized)) {
-        outgoing::send(sink, jsonrpc::encode_notification(method, params), false).await
+        outgoing::send(sink, Outgoing::message(jsonrpc::encode_notification(method, params))).await
     }
 
     /// Registers a request in flight; `false` if a request with the same id is still running.
-    pub fn begin(&self, id: &RequestId, context: &Context) -> bool {
-        self.in_flight.insert(id, context)
+    pub fn begin(&self, id: &RequestId, request: &Arc<dyn Cancel>) -> bool {
+        self.in_flight.insert(id, request)
     }
 
     /// Whether a request with this id is in flight.
@@ -157,16 +166,16 @@ impl Session {
 
     /// Cancels a request in flight: its handler is dropped and no answer is sent.
     pub fn cancel(&self, id: &RequestId) {
-        if let Some(context) = self.in_flight.remove_then(id, || {}) {
-            context.cancel();
+        if let Some(request) = self.in_flight.remove_then(id, || {}) {
+            request.cancel();
         }
     }
 
     /// Cancels every request in flight and abandons requests to the client (the connection
     /// is going away).
     pub fn cancel_all(&self) {
-        for context in self.in_flight.drain() {
-            context.cancel();
+        for request in self.in_flight.drain() {
+            request.cancel();
         }
         lock(&self.awaiting_client).clear();
     }
@@ -208,7 +217,7 @@ impl Session {
         let (tx, rx) = oneshot::channel();
         lock(&self.awaiting_client).insert(id.clone(), tx);
         let guard = AwaitingClient { session: self, sink, id: Some(id.clone()) };
-        outgoing::send(sink, jsonrpc::encode_request(&id, method, params), false).await;
+        outgoing::send(sink, Outgoing::message(jsonrpc::encode_request(&id, method, params))).await;
         let answer = rx.await.ok();
         guard.disarm();
         answer

@@ -1,15 +1,21 @@
 //! A session's requests still running, by id: for cancellation, duplicate ids and shutdown.
 
-use crate::Context;
 use crate::jsonrpc::RequestId;
 use foldhash::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// A request in flight, as the session layer sees it: something to cancel. (The engine's
+/// request context; held as this so the layer below the context does not name it.)
+pub(crate) trait Cancel: Send + Sync {
+    /// Marks the request cancelled; its handler is dropped and no answer is sent.
+    fn cancel(&self);
+}
 
 #[derive(Default)]
 pub(crate) struct InFlight {
-    /// Each request's context, held until it ends (so it keeps its session alive until then).
-    table: Mutex<HashMap<RequestId, Context>>,
+    /// Each request, held until it ends (its context keeps its session alive until then).
+    table: Mutex<HashMap<RequestId, Arc<dyn Cancel>>>,
     /// The table's length, so that checking an empty table takes no lock: on stdio most
     /// requests finish before they would be registered, and it stays empty.
     len: AtomicUsize,
@@ -17,11 +23,11 @@ pub(crate) struct InFlight {
 
 impl InFlight {
     /// Registers a request; `false` if one with the same id is still running.
-    pub fn insert(&self, id: &RequestId, context: &Context) -> bool {
+    pub fn insert(&self, id: &RequestId, request: &Arc<dyn Cancel>) -> bool {
         self.edit(|table| match table.entry(id.clone()) {
             std::collections::hash_map::Entry::Occupied(_) => false,
             std::collections::hash_map::Entry::Vacant(slot) => {
-                slot.insert(context.clone());
+                slot.insert(Arc::clone(request));
                 true
             }
         })
@@ -33,7 +39,7 @@ impl InFlight {
 
     /// Ends a request, running `then` (which must not block) before it stops counting as in
     /// flight, when it was (it was not cancelled); its context if so.
-    pub fn remove_then(&self, id: &RequestId, then: impl FnOnce()) -> Option<Context> {
+    pub fn remove_then(&self, id: &RequestId, then: impl FnOnce()) -> Option<Arc<dyn Cancel>> {
         self.edit(|table| {
             let removed = table.remove(id);
             if removed.is_some() {
@@ -43,16 +49,16 @@ impl InFlight {
         })
     }
 
-    /// Ends every request; their contexts.
-    pub fn drain(&self) -> Vec<Context> {
-        self.edit(|table| table.drain().map(|(_, context)| context).collect())
+    /// Ends every request; returns them.
+    pub fn drain(&self) -> Vec<Arc<dyn Cancel>> {
+        self.edit(|table| table.drain().map(|(_, request)| request).collect())
     }
 
     pub fn len(&self) -> usize {
         self.len.load(Ordering::Acquire)
     }
 
-    fn edit<T>(&self, change: impl FnOnce(&mut HashMap<RequestId, Context>) -> T) -> T {
+    fn edit<T>(&self, change: impl FnOnce(&mut HashMap<RequestId, Arc<dyn Cancel>>) -> T) -> T {
         // A panic while locked (an allocation failure) leaves the table consistent.
         let mut table = self.table.lock().unwrap_or_else(PoisonError::into_inner);
         let outcome = change(&mut table);
@@ -64,13 +70,15 @@ impl InFlight {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::session::Session;
-    use std::sync::Arc;
 
-    fn context(id: &RequestId) -> Context {
-        let server = crate::Server::new("t", "0").build().unwrap();
-        let (sink, _) = tokio::sync::mpsc::channel(1);
-        Context::new(id.clone(), None, Arc::new(Session::new(server, sink.clone())), &sink, None)
+    struct Request;
+
+    impl Cancel for Request {
+        fn cancel(&self) {}
+    }
+
+    fn context(_: &RequestId) -> Arc<dyn Cancel> {
+        Arc::new(Request)
     }
 
     #[test]

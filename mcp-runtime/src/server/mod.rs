@@ -1,28 +1,22 @@
-//! The server builder: what the user registers, turned into the immutable core every
-//! connection shares.
+//! The server builder: what the user registers, turned into the [`ServerCore`] every
+//! connection shares, and served over a transport.
 
-use crate::engine::StateKey;
+mod handle;
+
+pub use handle::ServerHandle;
+
+use crate::core::ServerCore;
 use crate::error::{Error, Result};
 use crate::prompt::PromptSet;
-use crate::registry::{Catalog, Change, Definitions, Edit};
+use crate::protocol::Implementation;
+use crate::protocol::request_state::StateKey;
+use crate::registry::{Catalog, Definitions};
 use crate::resource::ResourceSet;
-use crate::state::TypeMap;
-use crate::tool::{ConfirmationFallback, ToolSet};
-use serde::{Deserialize, Serialize};
+use crate::settings::{ConfirmationFallback, Settings};
+use crate::tool::ToolSet;
+use crate::type_map::TypeMap;
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
-
-/// A name and version: the server's `serverInfo`, or the client's `clientInfo`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Implementation {
-    /// The program's name.
-    pub name: String,
-    /// Its version.
-    pub version: String,
-    /// A display title.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-}
 
 /// An MCP server under construction. Start with [`server!`](crate::server!) (named after your
 /// crate) or [`Server::new`], register what it offers, then serve it.
@@ -57,7 +51,7 @@ pub struct Server {
     confirmation_fallback: ConfirmationFallback,
     request_state_key: Option<StateKey>,
     cache_ttl: Duration,
-    running: Arc<OnceLock<Weak<ServerCore>>>,
+    running: Arc<OnceLock<Weak<Catalog>>>,
 }
 
 impl Server {
@@ -83,7 +77,7 @@ impl Server {
 
     /// A handle to change what the server offers while it runs (clients are notified).
     pub fn handle(&self) -> ServerHandle {
-        ServerHandle { running: Arc::clone(&self.running) }
+        ServerHandle::new(Arc::clone(&self.running))
     }
 
     /// A human-readable title for `serverInfo`.
@@ -207,7 +201,7 @@ impl Server {
 
     /// Serves Streamable HTTP (protocol 2025-11-25) at `http://<address>/mcp` until the
     /// process gets SIGINT or SIGTERM, then shuts down gracefully. Bind `127.0.0.1` for a
-    /// local server; see [`HttpConfig`](crate::http::HttpConfig) for what is checked and how
+    /// local server; see [`HttpConfig`](crate::transport::http::HttpConfig) for what is checked and how
     /// to change it ([`into_http_service`](Self::into_http_service)).
     ///
     /// ```no_run
@@ -249,9 +243,12 @@ impl Server {
     /// [`McpHttpService::serve`](crate::http::McpHttpService::serve) or to mount in your own
     /// hyper or axum application.
     #[cfg(feature = "http")]
-    pub fn into_http_service(self, config: crate::http::HttpConfig) -> Result<crate::http::McpHttpService> {
+    pub fn into_http_service(
+        self,
+        config: crate::transport::http::HttpConfig,
+    ) -> Result<crate::transport::http::McpHttpService> {
         config.validate()?;
-        Ok(crate::http::McpHttpService::new(self.build()?, config))
+        Ok(crate::transport::http::McpHttpService::new(self.build()?, config))
     }
 
     /// [`serve_http`](Self::serve_http) over HTTPS (feature `tls`): serves
@@ -268,12 +265,16 @@ impl Server {
     /// # }
     /// ```
     ///
-    /// With a configuration of your own ([`HttpConfig`](crate::http::HttpConfig): allowed
-    /// hosts, [authorization](crate::http::HttpConfig::auth)...), use
+    /// With a configuration of your own ([`HttpConfig`](crate::transport::http::HttpConfig): allowed
+    /// hosts, [authorization](crate::transport::http::HttpConfig::auth)...), use
     /// [`into_http_service`](Self::into_http_service) and
     /// [`McpHttpService::serve_tls`](crate::http::McpHttpService::serve_tls).
     #[cfg(feature = "tls")]
-    pub async fn serve_https(self, address: impl tokio::net::ToSocketAddrs, tls: crate::http::TlsConfig) -> Result<()> {
+    pub async fn serve_https(
+        self,
+        address: impl tokio::net::ToSocketAddrs,
+        tls: crate::transport::http::TlsConfig,
+    ) -> Result<()> {
         let core = self.build()?;
         let listener = crate::transport::http::bind(address).await?;
         crate::transport::http::serve_tls(core, listener, tls, crate::transport::signal::shutdown_signal()).await
@@ -283,102 +284,24 @@ impl Server {
         if self.max_message_size == 0 {
             return Err(Error::msg("max_message_size must be positive"));
         }
-        let core = Arc::new(ServerCore {
+        let catalog = Arc::new(Catalog::new(self.definitions, self.page_size)?);
+        let _ = self.running.set(Arc::downgrade(&catalog));
+        let mut state = self.state;
+        // `ctx.server()` finds the handle here: a context sits below the catalog's layer.
+        state.insert(ServerHandle::new(self.running));
+        let settings = Arc::new(Settings {
             info: self.info,
             instructions: self.instructions,
-            catalog: Catalog::new(self.definitions, self.page_size)?,
             shutdown_grace: self.shutdown_grace,
             max_message_size: self.max_message_size,
             stdio_busy_poll: self.stdio_busy_poll,
             client_request_timeout: self.client_request_timeout,
             tool_timeout: self.tool_timeout,
-            state: self.state,
+            state,
             confirmation_fallback: self.confirmation_fallback,
             request_state_key: self.request_state_key.unwrap_or_else(StateKey::random),
             cache_ttl: self.cache_ttl,
         });
-        let _ = self.running.set(Arc::downgrade(&core));
-        Ok(core)
+        Ok(Arc::new(ServerCore { settings, catalog }))
     }
-}
-
-/// Changes what a running server offers; every connected client gets a `list_changed`
-/// notification. Get one from [`Server::handle`] before serving, or from a [`Context`](crate::Context).
-#[derive(Clone)]
-pub struct ServerHandle {
-    running: Arc<OnceLock<Weak<ServerCore>>>,
-}
-
-impl ServerHandle {
-    pub(crate) fn of(core: &Arc<ServerCore>) -> Self {
-        let running = OnceLock::new();
-        let _ = running.set(Arc::downgrade(core));
-        Self { running: Arc::new(running) }
-    }
-
-    fn core(&self) -> Result<Arc<ServerCore>> {
-        self.running.get().and_then(Weak::upgrade).ok_or_else(|| Error::msg("the server is not running"))
-    }
-
-    /// Adds tools; fails if one has the name of a tool already offered.
-    pub fn add_tools(&self, tools: ToolSet) -> Result<()> {
-        let add = Definitions { tools: tools.tools, ..Definitions::default() };
-        self.core()?.catalog.edit(Edit { add, ..Edit::default() })
-    }
-
-    /// Removes the tools with these names (unknown names are ignored).
-    pub fn remove_tools(&self, names: &[&str]) -> Result<()> {
-        self.core()?.catalog.edit(Edit { remove_tools: names, ..Edit::default() })
-    }
-
-    /// Adds resources or templates; fails if one has the URI of one already offered.
-    pub fn add_resources(&self, resources: ResourceSet) -> Result<()> {
-        let add = Definitions { resources: resources.resources, ..Definitions::default() };
-        self.core()?.catalog.edit(Edit { add, ..Edit::default() })
-    }
-
-    /// Removes the resources or templates with these URIs.
-    pub fn remove_resources(&self, uris: &[&str]) -> Result<()> {
-        self.core()?.catalog.edit(Edit { remove_resources: uris, ..Edit::default() })
-    }
-
-    /// Adds prompts; fails if one has the name of a prompt already offered.
-    pub fn add_prompts(&self, prompts: PromptSet) -> Result<()> {
-        let add = Definitions { prompts: prompts.prompts, ..Definitions::default() };
-        self.core()?.catalog.edit(Edit { add, ..Edit::default() })
-    }
-
-    /// Removes the prompts with these names.
-    pub fn remove_prompts(&self, names: &[&str]) -> Result<()> {
-        self.core()?.catalog.edit(Edit { remove_prompts: names, ..Edit::default() })
-    }
-
-    /// Tells clients the list of resources changed without a registry edit (e.g. a template's
-    /// list function would now enumerate other resources).
-    pub fn resource_list_changed(&self) -> Result<()> {
-        self.core()?.catalog.announce(Change::Resources);
-        Ok(())
-    }
-
-    /// Tells the clients subscribed to `uri` that it changed (`notifications/resources/updated`).
-    pub fn resource_updated(&self, uri: &str) -> Result<()> {
-        self.core()?.catalog.announce(Change::ResourceUpdated(uri.into()));
-        Ok(())
-    }
-}
-
-/// What every connection of a server shares; immutable once built.
-pub(crate) struct ServerCore {
-    pub info: Implementation,
-    pub instructions: Option<String>,
-    pub catalog: Catalog,
-    pub shutdown_grace: Duration,
-    pub max_message_size: usize,
-    pub stdio_busy_poll: Duration,
-    pub client_request_timeout: Duration,
-    pub tool_timeout: Option<Duration>,
-    pub state: TypeMap,
-    pub confirmation_fallback: ConfirmationFallback,
-    pub request_state_key: StateKey,
-    pub cache_ttl: Duration,
 }

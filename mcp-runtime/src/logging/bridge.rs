@@ -1,65 +1,12 @@
-//! Log messages to the client (`notifications/message`) and the bridge from `tracing`.
-//!
-//! Inside a tool, `ctx.info("...")` sends a log message to the client when the client's level
-//! (set with `logging/setLevel`) lets it through. With [`ClientLogLayer`] installed, `tracing`
-//! events emitted while a request is being handled go the same way, so library code that logs
-//! with `tracing` reaches the client too. [`init`] installs it with a stderr logger.
+//! The bridge from `tracing`: events raised while a request is handled go to its client.
 
+use super::LoggingLevel;
 use crate::context::CURRENT;
-use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use tracing::field::{Field, Visit};
+use tracing_subscriber::Layer as _;
 use tracing_subscriber::layer::{Context as LayerContext, SubscriberExt as _};
 use tracing_subscriber::util::SubscriberInitExt as _;
-
-/// Log severity, as RFC 5424 (syslog) orders it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-#[repr(u8)]
-pub enum LoggingLevel {
-    /// Debugging detail.
-    Debug,
-    /// Normal operation.
-    Info,
-    /// Normal but significant.
-    Notice,
-    /// Something may be wrong.
-    Warning,
-    /// Something failed.
-    Error,
-    /// A critical condition.
-    Critical,
-    /// Action must be taken at once.
-    Alert,
-    /// The system is unusable.
-    Emergency,
-}
-
-impl LoggingLevel {
-    const ALL: [Self; 8] = [
-        Self::Debug,
-        Self::Info,
-        Self::Notice,
-        Self::Warning,
-        Self::Error,
-        Self::Critical,
-        Self::Alert,
-        Self::Emergency,
-    ];
-
-    pub(crate) fn from_u8(n: u8) -> Self {
-        Self::ALL[usize::from(n).min(Self::ALL.len() - 1)]
-    }
-
-    fn from_tracing(level: &tracing::Level) -> Self {
-        match *level {
-            tracing::Level::ERROR => Self::Error,
-            tracing::Level::WARN => Self::Warning,
-            tracing::Level::INFO => Self::Info,
-            _ => Self::Debug,
-        }
-    }
-}
 
 /// A `tracing` layer that forwards events raised while handling a request to that request's
 /// client as `notifications/message` (filtered by the client's level). Events outside a request
@@ -69,7 +16,7 @@ pub struct ClientLogLayer;
 
 impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for ClientLogLayer {
     fn on_event(&self, event: &tracing::Event<'_>, _: LayerContext<'_, S>) {
-        let level = LoggingLevel::from_tracing(event.metadata().level());
+        let level = level_of(event.metadata().level());
         if !CURRENT.is_set() {
             return;
         }
@@ -123,4 +70,11 @@ pub fn init() {
     let _ = tracing_subscriber::registry().with(stderr).with(ClientLogLayer).try_init();
 }
 
-use tracing_subscriber::Layer as _;
+fn level_of(level: &tracing::Level) -> LoggingLevel {
+    match *level {
+        tracing::Level::ERROR => LoggingLevel::Error,
+        tracing::Level::WARN => LoggingLevel::Warning,
+        tracing::Level::INFO => LoggingLevel::Info,
+        _ => LoggingLevel::Debug,
+    }
+}

@@ -1,0 +1,121 @@
+//! [`AuthInfo`], and the verified caller of the request being handled: set by the HTTP
+//! transport, captured by the request's context.
+
+use serde_json::{Map, Value};
+use std::future::Future;
+use std::sync::Arc;
+
+/// Who made a request: the identity a [`TokenVerifier`] established from its bearer token.
+///
+/// Take it as a handler parameter; like [`Context`] it is injected and never part of the
+/// tool's input schema. `AuthInfo` requires a verified caller (a call without one gets an error
+/// result, e.g. over stdio or on an HTTP server without auth); `Option<AuthInfo>` is `None`
+/// there instead.
+///
+/// ```
+/// use mcp_runtime::auth::AuthInfo;
+/// use mcp_runtime::prelude::*;
+///
+/// /// Who am I?
+/// #[mcp_tool]
+/// fn whoami(caller: Option<AuthInfo>) -> String {
+///     match caller {
+///         Some(caller) => format!("{} with scopes {:?}", caller.subject(), caller.scopes()),
+///         None => "anonymous".to_owned(),
+///     }
+/// }
+/// ```
+///
+/// [`token`](Self::token) is the raw access token, to call a downstream API *as this user*
+/// only when that API is the token's audience too; the MCP specification forbids passing a
+/// token on to services it was not issued for: get a token of their own for those.
+#[derive(Clone, PartialEq)]
+pub struct AuthInfo {
+    subject: String,
+    scopes: Vec<String>,
+    claims: Map<String, Value>,
+    token: String,
+}
+
+impl std::fmt::Debug for AuthInfo {
+    /// The token stays out of logs.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuthInfo")
+            .field("subject", &self.subject)
+            .field("scopes", &self.scopes)
+            .field("claims", &self.claims)
+            .field("token", &"<redacted>")
+            .finish()
+    }
+}
+
+impl AuthInfo {
+    /// The identity of `subject`, established from `token` (for verifiers of your own).
+    pub fn new(subject: impl Into<String>, token: impl Into<String>) -> Self {
+        Self { subject: subject.into(), scopes: Vec::new(), claims: Map::new(), token: token.into() }
+    }
+
+    /// With these granted scopes.
+    pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// With these claims (a JWT's payload, an introspection response...).
+    pub fn with_claims(mut self, claims: Map<String, Value>) -> Self {
+        self.claims = claims;
+        self
+    }
+
+    /// The subject: the user (or client) the token was issued for (`sub`).
+    pub fn subject(&self) -> &str {
+        &self.subject
+    }
+
+    /// The granted scopes.
+    pub fn scopes(&self) -> &[String] {
+        &self.scopes
+    }
+
+    /// Whether `scope` was granted.
+    pub fn has_scope(&self, scope: &str) -> bool {
+        self.scopes.iter().any(|s| s == scope)
+    }
+
+    /// Every claim of the token.
+    pub fn claims(&self) -> &Map<String, Value> {
+        &self.claims
+    }
+
+    /// One claim, e.g. `email`.
+    pub fn claim(&self, name: &str) -> Option<&Value> {
+        self.claims.get(name)
+    }
+
+    /// The OAuth client the token was issued to (`client_id`, else `azp`), if the token says.
+    pub fn client_id(&self) -> Option<&str> {
+        self.claim("client_id").or_else(|| self.claim("azp")).and_then(Value::as_str)
+    }
+
+    /// The raw bearer token.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+}
+
+tokio::task_local! {
+    /// The verified caller of the HTTP request being handled. The transport sets it around the
+    /// engine's handling of the request; `Context` captures it when a handler starts, and the
+    /// router reads it to list only the tools the caller may use.
+    static CALLER: Arc<AuthInfo>;
+}
+
+/// Runs `future` (the handling of one request) with `caller` as its verified caller.
+pub(crate) async fn with_caller<F: Future>(caller: Arc<AuthInfo>, future: F) -> F::Output {
+    CALLER.scope(caller, future).await
+}
+
+/// The verified caller of the request being handled, if there is one.
+pub(crate) fn current_caller() -> Option<Arc<AuthInfo>> {
+    CALLER.try_with(Arc::clone).ok()
+}

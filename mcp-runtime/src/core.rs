@@ -1,0 +1,11 @@
+//! [`ServerCore`]: what every connection of a built server shares.
+
+use crate::registry::Catalog;
+use crate::settings::Settings;
+use std::sync::Arc;
+
+/// The settings and the live catalog of a built server; the engine and the transports hold it.
+pub(crate) struct ServerCore {
+    pub settings: Arc<Settings>,
+    pub catalog: Arc<Catalog>,
+}

@@ -1,0 +1,82 @@
+//! [`ServerHandle`]: changes to what a running server offers.
+
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::prompt::PromptSet;
+use crate::registry::{Catalog, Change, Definitions, Edit};
+use crate::resource::ResourceSet;
+use crate::tool::ToolSet;
+use std::sync::{Arc, OnceLock, Weak};
+
+/// Changes what a running server offers; every connected client gets a `list_changed`
+/// notification. Get one from [`Server::handle`] before serving, or from a [`Context`](crate::Context).
+#[derive(Clone)]
+pub struct ServerHandle {
+    /// Set when the server is built; weak, so a handle kept elsewhere does not keep it alive.
+    running: Arc<OnceLock<Weak<Catalog>>>,
+}
+
+impl ServerHandle {
+    pub(super) fn new(running: Arc<OnceLock<Weak<Catalog>>>) -> Self {
+        Self { running }
+    }
+
+    fn catalog(&self) -> Result<Arc<Catalog>> {
+        self.running.get().and_then(Weak::upgrade).ok_or_else(|| Error::msg("the server is not running"))
+    }
+
+    /// Adds tools; fails if one has the name of a tool already offered.
+    pub fn add_tools(&self, tools: ToolSet) -> Result<()> {
+        let add = Definitions { tools: tools.tools, ..Definitions::default() };
+        self.catalog()?.edit(Edit { add, ..Edit::default() })
+    }
+
+    /// Removes the tools with these names (unknown names are ignored).
+    pub fn remove_tools(&self, names: &[&str]) -> Result<()> {
+        self.catalog()?.edit(Edit { remove_tools: names, ..Edit::default() })
+    }
+
+    /// Adds resources or templates; fails if one has the URI of one already offered.
+    pub fn add_resources(&self, resources: ResourceSet) -> Result<()> {
+        let add = Definitions { resources: resources.resources, ..Definitions::default() };
+        self.catalog()?.edit(Edit { add, ..Edit::default() })
+    }
+
+    /// Removes the resources or templates with these URIs.
+    pub fn remove_resources(&self, uris: &[&str]) -> Result<()> {
+        self.catalog()?.edit(Edit { remove_resources: uris, ..Edit::default() })
+    }
+
+    /// Adds prompts; fails if one has the name of a prompt already offered.
+    pub fn add_prompts(&self, prompts: PromptSet) -> Result<()> {
+        let add = Definitions { prompts: prompts.prompts, ..Definitions::default() };
+        self.catalog()?.edit(Edit { add, ..Edit::default() })
+    }
+
+    /// Removes the prompts with these names.
+    pub fn remove_prompts(&self, names: &[&str]) -> Result<()> {
+        self.catalog()?.edit(Edit { remove_prompts: names, ..Edit::default() })
+    }
+
+    /// Tells clients the list of resources changed without a registry edit (e.g. a template's
+    /// list function would now enumerate other resources).
+    pub fn resource_list_changed(&self) -> Result<()> {
+        self.catalog()?.announce(Change::Resources);
+        Ok(())
+    }
+
+    /// Tells the clients subscribed to `uri` that it changed (`notifications/resources/updated`).
+    pub fn resource_updated(&self, uri: &str) -> Result<()> {
+        self.catalog()?.announce(Change::ResourceUpdated(uri.into()));
+        Ok(())
+    }
+}
+
+impl Context {
+    /// A handle to change what the server offers (add or remove tools...).
+    pub fn server(&self) -> ServerHandle {
+        // Registered by the builder in every server's state.
+        let handle = self.session().settings.state.get::<ServerHandle>();
+        handle.map_or_else(|| ServerHandle::new(Arc::default()), |handle| (*handle).clone())
+    }
+}

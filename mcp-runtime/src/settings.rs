@@ -1,0 +1,35 @@
+//! What every connection of a server shares below the catalog: its identity, limits, timeouts
+//! and application state. Immutable once the server is built.
+//!
+//! The catalog of tools, resources and prompts sits beside it in
+//! [`ServerCore`](crate::core::ServerCore), not in it: descriptors name [`Context`](crate::Context),
+//! which reads these settings, so settings that held the catalog would loop the layers.
+
+use crate::protocol::Implementation;
+use crate::protocol::request_state::StateKey;
+use crate::type_map::TypeMap;
+use std::time::Duration;
+
+pub(crate) struct Settings {
+    pub info: Implementation,
+    pub instructions: Option<String>,
+    pub shutdown_grace: Duration,
+    pub max_message_size: usize,
+    pub stdio_busy_poll: Duration,
+    pub client_request_timeout: Duration,
+    pub tool_timeout: Option<Duration>,
+    pub state: TypeMap,
+    pub confirmation_fallback: ConfirmationFallback,
+    pub request_state_key: StateKey,
+    pub cache_ttl: Duration,
+}
+
+/// What to do with a `confirm` tool when the client cannot ask the user (no elicitation).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ConfirmationFallback {
+    /// Refuse the call with an error result saying why (the default: fail closed).
+    #[default]
+    Refuse,
+    /// Run the tool anyway; for clients known to confirm tool calls themselves.
+    Allow,
+}

@@ -1,0 +1,288 @@
+//! The endpoint's methods: `POST` (a session's messages, or a new session's `initialize`),
+//! `GET` (a session's stream, or the resumption of one), `DELETE` (the end of a session).
+
+use super::body::{self, Answer};
+use super::headers::{
+    Accepts, Failure, LAST_EVENT_ID, SESSION_ID, bad_request, check_protocol_version, header, is_json,
+    names_stateless_version,
+};
+use super::policy::Route;
+use super::service::Inner;
+use super::session::HttpSession;
+use super::sessions::{self, Refused};
+use super::{code, security, sse, stateless};
+use crate::engine::encode_rejected;
+use crate::jsonrpc;
+use crate::message::{self, Message};
+use crate::session::outgoing::Kind;
+use http_body_util::{BodyExt as _, Limited};
+use hyper::body::Body;
+use hyper::header::{ALLOW, CONTENT_LENGTH, HeaderMap, HeaderValue};
+use hyper::{Method, Request, StatusCode};
+use std::sync::Arc;
+use tokio::sync::mpsc;
+
+impl Inner {
+    pub(super) async fn handle<B>(self: Arc<Self>, request: Request<B>) -> Answer
+    where
+        B: Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let (parts, body) = request.into_parts();
+        let config = &self.config;
+        if let Err(refusal) = security::check(&config.hosts, &config.origins, &parts.uri, &parts.headers) {
+            tracing::warn!(host = ?parts.headers.get(hyper::header::HOST), origin = ?parts.headers.get(hyper::header::ORIGIN), "{refusal}");
+            return body::error(StatusCode::FORBIDDEN, code::BAD_REQUEST, refusal);
+        }
+        #[cfg(feature = "auth")]
+        if let Some(answer) = self.guard.as_ref().and_then(|guard| guard.metadata(&parts.method, parts.uri.path())) {
+            return answer;
+        }
+        if parts.uri.path() != config.path {
+            let message = format!("Not Found: the MCP endpoint is {}", config.path);
+            return body::error(StatusCode::NOT_FOUND, code::BAD_REQUEST, message);
+        }
+        #[cfg(feature = "auth")]
+        if let Some(guard) = &self.guard {
+            return match guard.authenticate(&parts).await {
+                // The caller stays current while the engine handles the request.
+                Ok(caller) => crate::auth::with_caller(caller, self.dispatch(parts, body)).await,
+                Err(refusal) => refusal,
+            };
+        }
+        self.dispatch(parts, body).await
+    }
+
+    /// Serves a request to the MCP endpoint by its method.
+    async fn dispatch<B>(&self, parts: hyper::http::request::Parts, body: B) -> Answer
+    where
+        B: Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let stateless_client = names_stateless_version(&parts.headers);
+        match parts.method {
+            Method::POST => self.post(&parts.headers, body).await,
+            Method::GET | Method::DELETE if stateless_client => {
+                let message = "Method Not Allowed: 2026-07-28 clients only POST to the MCP endpoint";
+                let mut answer = body::error(StatusCode::METHOD_NOT_ALLOWED, code::BAD_REQUEST, message);
+                answer.headers_mut().insert(ALLOW, HeaderValue::from_static("POST"));
+                answer
+            }
+            Method::GET => self.get(&parts.headers),
+            Method::DELETE => self.delete(&parts.headers),
+            _ => {
+                let message =
+                    format!("Method Not Allowed: the MCP endpoint takes POST, GET and DELETE, not {}", parts.method);
+                let mut answer = body::error(StatusCode::METHOD_NOT_ALLOWED, code::BAD_REQUEST, message);
+                answer.headers_mut().insert(ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+                answer
+            }
+        }
+    }
+
+    /// The session named by the `Mcp-Session-Id` header: 400 without one, 404 for one that
+    /// does not exist (any more).
+    fn session(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Failure> {
+        let Some(id) = header(headers, SESSION_ID) else {
+            return Err(Failure::bad_request("Bad Request: missing session id (the Mcp-Session-Id header)"));
+        };
+        let session = self.sessions.get(id.trim()).ok_or_else(|| Failure {
+            status: StatusCode::NOT_FOUND,
+            code: code::SESSION_NOT_FOUND,
+            message: "Session not found".into(),
+        })?;
+        #[cfg(feature = "auth")]
+        if let Some(owner) = session.owner.get()
+            && crate::auth::current_caller().is_none_or(|caller| super::auth::owner_of(&caller) != *owner)
+        {
+            tracing::warn!(session = %session.id, "refused a request for a session started by another user");
+            return Err(Failure {
+                status: StatusCode::FORBIDDEN,
+                code: code::BAD_REQUEST,
+                message: "Forbidden: this session belongs to another user".into(),
+            });
+        }
+        Ok(session)
+    }
+
+    async fn post<B>(&self, headers: &HeaderMap, body: B) -> Answer
+    where
+        B: Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let accepts = Accepts::of(headers);
+        if !accepts.json && !accepts.sse {
+            let message = "Not Acceptable: the client must accept application/json or text/event-stream";
+            return body::error(StatusCode::NOT_ACCEPTABLE, code::BAD_REQUEST, message);
+        }
+        if !is_json(headers) {
+            let message = "Unsupported Media Type: the body must be one JSON-RPC message as application/json";
+            return body::error(StatusCode::UNSUPPORTED_MEDIA_TYPE, code::BAD_REQUEST, message);
+        }
+        let limit = self.core.settings.max_message_size;
+        let too_large = || {
+            let message = format!("Payload Too Large: messages are limited to {limit} bytes");
+            body::error(StatusCode::PAYLOAD_TOO_LARGE, code::BAD_REQUEST, message)
+        };
+        let declared = header(headers, CONTENT_LENGTH.as_str()).and_then(|v| v.trim().parse::<u64>().ok());
+        if declared.is_some_and(|length| length > limit as u64) {
+            return too_large();
+        }
+        let bytes = match Limited::new(body, limit).collect().await {
+            Ok(collected) => collected.to_bytes(),
+            Err(err) if err.is::<http_body_util::LengthLimitError>() => return too_large(),
+            Err(err) => return bad_request(format!("Bad Request: reading the body failed: {err}")),
+        };
+
+        // Decoded once: every decision below, and the engine, read this one value.
+        let message = match message::decode(&bytes) {
+            Ok(message) => message,
+            Err(rejected) => return body::json(StatusCode::BAD_REQUEST, encode_rejected(&rejected).bytes),
+        };
+        let is_request = match self.admit(headers, &message) {
+            Route::Refused(refusal) => return refusal,
+            Route::Stateless => return stateless::post(&self.core, message, accepts).await,
+            Route::Initialize => return self.initialize(message, accepts).await,
+            Route::Session { is_request } => is_request,
+        };
+        let session = match self.session(headers) {
+            Ok(session) => session,
+            Err(failure) => return failure.answer(),
+        };
+        if let Err(failure) = check_protocol_version(headers) {
+            return failure.answer();
+        }
+
+        if !is_request {
+            // Notifications and the client's answers produce no message (a broken one only a
+            // log line): 202 once handled, so the next message sees its effect.
+            let (sink, _) = mpsc::channel(1);
+            session.connection.receive(message, &sink).await;
+            return body::empty(StatusCode::ACCEPTED);
+        }
+        if accepts.sse {
+            let (sink, reader, pump) = session.open_stream();
+            session.connection.receive(message, &sink).await;
+            pump.start();
+            return body::event_stream(reader);
+        }
+        // JSON only: wait for the response. What the request sends before it (progress, logs,
+        // requests to the client) has no stream of its own, so it goes on the GET stream.
+        let (sink, mut messages) = mpsc::channel(64);
+        session.connection.receive(message, &sink).await;
+        drop(sink);
+        while let Some(message) = messages.recv().await {
+            if message.is_response() {
+                return body::json(StatusCode::OK, message.bytes);
+            }
+            session.send_unsolicited(&message.bytes).await;
+        }
+        body::empty(StatusCode::ACCEPTED) // cancelled by the client: no answer
+    }
+
+    /// `initialize` without a session id: a new session, kept if the handshake succeeds.
+    async fn initialize(&self, message: Message<'_>, accepts: Accepts) -> Answer {
+        match self.sessions.admits() {
+            Ok(()) => {}
+            Err(refused) => return unavailable(refused),
+        }
+        let id = match sessions::new_session_id() {
+            Ok(id) => id,
+            Err(err) => {
+                tracing::error!("no randomness for a session id: {err}");
+                let message = "Internal error: cannot create a session id";
+                return body::error(StatusCode::INTERNAL_SERVER_ERROR, jsonrpc::code::INTERNAL_ERROR, message);
+            }
+        };
+        let session = HttpSession::new(id, Arc::clone(&self.core), self.settings.clone());
+        let (sink, mut messages) = mpsc::channel(64);
+        session.connection.receive(message, &sink).await;
+        drop(sink);
+        let mut response = None;
+        while let Some(message) = messages.recv().await {
+            if message.is_response() {
+                response = Some(message);
+                break;
+            }
+        }
+        let Some(response) = response else {
+            let message = "Internal error: initialize was not answered";
+            return body::error(StatusCode::INTERNAL_SERVER_ERROR, jsonrpc::code::INTERNAL_ERROR, message);
+        };
+        let succeeded = response.kind == Kind::Result;
+        let mut answer = if accepts.json {
+            body::json(StatusCode::OK, response.bytes)
+        } else {
+            body::event_frames(sse::unnumbered_event(&response.bytes))
+        };
+        if succeeded {
+            let header = HeaderValue::from_str(&session.id);
+            if let Err(refused) = self.sessions.insert(Arc::clone(&session)) {
+                return unavailable(refused);
+            }
+            if let Ok(value) = header {
+                answer.headers_mut().insert(SESSION_ID, value);
+            }
+            #[cfg(feature = "auth")]
+            if let Some(caller) = crate::auth::current_caller() {
+                let _ = session.owner.set(super::auth::owner_of(&caller));
+            }
+            tracing::debug!(session = %session.id, "session started");
+        }
+        answer
+    }
+
+    /// `GET`: the session's stream, or the resumption of the stream named by `Last-Event-ID`.
+    fn get(&self, headers: &HeaderMap) -> Answer {
+        if !Accepts::of(headers).sse {
+            let message = "Not Acceptable: GET opens an SSE stream; the client must accept text/event-stream";
+            return body::error(StatusCode::NOT_ACCEPTABLE, code::BAD_REQUEST, message);
+        }
+        let session = match self.session(headers) {
+            Ok(session) => session,
+            Err(failure) => return failure.answer(),
+        };
+        if let Err(failure) = check_protocol_version(headers) {
+            return failure.answer();
+        }
+        let last_event = match header(headers, LAST_EVENT_ID) {
+            None => None,
+            Some(id) => match sse::parse_event_id(id) {
+                Some(event) => Some(event),
+                None => return bad_request(format!("Bad Request: malformed Last-Event-ID `{id}`")),
+            },
+        };
+        match session.listen(last_event) {
+            Some(reader) => body::event_stream(reader),
+            None => bad_request("Bad Request: the stream of this Last-Event-ID is no longer available"),
+        }
+    }
+
+    /// `DELETE`: ends the session.
+    fn delete(&self, headers: &HeaderMap) -> Answer {
+        let session = match self.session(headers) {
+            Ok(session) => session,
+            Err(failure) => return failure.answer(),
+        };
+        if let Err(failure) = check_protocol_version(headers) {
+            return failure.answer();
+        }
+        if self.sessions.remove(&session.id) {
+            tracing::debug!(session = %session.id, "session ended by the client");
+            body::empty(StatusCode::NO_CONTENT)
+        } else {
+            body::error(StatusCode::NOT_FOUND, code::SESSION_NOT_FOUND, "Session not found")
+        }
+    }
+}
+
+fn unavailable(refused: Refused) -> Answer {
+    let message = match refused {
+        Refused::Full => "Service Unavailable: too many sessions; try again later",
+        Refused::ShuttingDown => "Service Unavailable: the server is shutting down",
+    };
+    body::error(StatusCode::SERVICE_UNAVAILABLE, code::BAD_REQUEST, message)
+}

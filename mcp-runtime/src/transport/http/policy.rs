@@ -1,0 +1,139 @@
+//! What is decided about a `POST`ed message before the engine runs it, on the one decoded
+//! [`Message`] the engine then runs: whether the caller's token holds the scopes of the tool
+//! the request will actually call, whether a 2026-07-28 request's headers mirror its body, and
+//! which era serves it.
+
+use super::body::{self, Answer};
+use super::headers::{PROTOCOL_VERSION, SESSION_ID, header, names_stateless_version};
+use super::service::Inner;
+use crate::engine::encode_rejected;
+use crate::jsonrpc::{ErrorObject, Rejected};
+use crate::message::{Message, Request};
+use crate::protocol::{Method, Target, meta_key};
+use base64::Engine as _;
+use hyper::StatusCode;
+use hyper::header::HeaderMap;
+use serde_json::Value;
+
+const METHOD: &str = "mcp-method";
+const NAME: &str = "mcp-name";
+
+/// Where an admitted `POST` goes.
+pub(super) enum Route {
+    /// A 2026-07-28 request: no session.
+    Stateless,
+    /// `initialize` without a session: a new session.
+    Initialize,
+    /// A message of an existing session (a request, or a notification or answer).
+    Session { is_request: bool },
+    /// Refused before the engine saw it, with this answer.
+    Refused(Answer),
+}
+
+impl Inner {
+    /// The route of a decoded message, or the answer that refuses it.
+    pub(super) fn admit(&self, headers: &HeaderMap, message: &Message<'_>) -> Route {
+        let request = match message {
+            Message::Request(request) => Some(request),
+            Message::Notification { .. } | Message::Response { .. } => None,
+        };
+        #[cfg(feature = "auth")]
+        if let Some(refusal) = request.and_then(|request| self.check_scopes(request)) {
+            return Route::Refused(refusal);
+        }
+        let has_session = header(headers, SESSION_ID).is_some();
+        // The header decides for a 2026-07-28 client; without a session, the body may say so.
+        let stateless =
+            names_stateless_version(headers) || (!has_session && request.is_some_and(Request::is_stateless));
+        if stateless {
+            if let Some(mismatch) = request.and_then(|request| header_mismatch(headers, request)) {
+                let rejected =
+                    Rejected { id: request.map(|r| r.id.clone()), error: ErrorObject::new(-32020, mismatch) };
+                return Route::Refused(body::json(StatusCode::BAD_REQUEST, encode_rejected(&rejected).bytes));
+            }
+            return Route::Stateless;
+        }
+        match request {
+            Some(request) if request.method == Some(Method::Initialize) && !has_session => Route::Initialize,
+            request => Route::Session { is_request: request.is_some() },
+        }
+    }
+
+    /// `403 insufficient_scope` for a `tools/call` of a tool whose scopes the caller lacks. The
+    /// tool is the one the router will run: found by the same decoded name in the same catalog.
+    #[cfg(feature = "auth")]
+    fn check_scopes(&self, request: &Request<'_>) -> Option<Answer> {
+        let (Some(guard), Some(caller)) = (&self.guard, crate::auth::current_caller()) else { return None };
+        let (Some(Method::ToolsCall), Some(name)) = (request.method, request.target.as_deref()) else { return None };
+        let registry = self.core.catalog.snapshot();
+        let tool = registry.tools.get(name)?; // an unknown tool is answered as one; nothing runs
+        let missing = crate::auth::scopes::missing(tool.scopes, &caller);
+        if missing.is_empty() {
+            return None;
+        }
+        tracing::debug!(tool = %name, subject = caller.subject(), "refused a call lacking the scopes {missing:?}");
+        let description = format!("tool `{name}` needs the scopes: {}", missing.join(" "));
+        Some(guard.insufficient_scope(&caller, tool.scopes, &description, Some(&request.id)))
+    }
+}
+
+/// `Some(message)` when the standard headers do not mirror a 2026-07-28 request's body.
+fn header_mismatch(headers: &HeaderMap, request: &Request<'_>) -> Option<String> {
+    let method = &request.name;
+    let body_version =
+        request.stateless_meta.as_ref().and_then(|m| m.get(meta_key::PROTOCOL_VERSION)).and_then(Value::as_str);
+    match (header(headers, PROTOCOL_VERSION).map(str::trim), body_version) {
+        (None, _) => return Some("Header mismatch: the MCP-Protocol-Version header is required".into()),
+        (Some(header), Some(body)) if header != body => {
+            return Some(format!(
+                "Header mismatch: MCP-Protocol-Version header value '{header}' does not match body value '{body}'"
+            ));
+        }
+        _ => {}
+    }
+    match header(headers, METHOD).map(str::trim) {
+        None => return Some("Header mismatch: the Mcp-Method header is required".into()),
+        Some(value) if value != method => {
+            return Some(format!(
+                "Header mismatch: Mcp-Method header value '{value}' does not match body value '{method}'"
+            ));
+        }
+        _ => {}
+    }
+    // `Mcp-Name` mirrors the target of the era's methods that have one.
+    request.method.filter(|m| m.is_stateless() && m.target() != Target::None)?;
+    let expected = request.target.as_deref().unwrap_or_default();
+    match header(headers, NAME).map(str::trim) {
+        None => Some("Header mismatch: the Mcp-Name header is required".into()),
+        Some(value) => match decode_sentinel(value) {
+            Some(decoded) if decoded == expected => None,
+            Some(decoded) => Some(format!(
+                "Header mismatch: Mcp-Name header value '{decoded}' does not match body value '{expected}'"
+            )),
+            None => Some(format!("Header mismatch: Mcp-Name header value '{value}' is not valid Base64")),
+        },
+    }
+}
+
+/// A header value, decoding the `=?base64?...?=` sentinel form; `None` when it is malformed.
+fn decode_sentinel(value: &str) -> Option<String> {
+    match value.strip_prefix("=?base64?").and_then(|rest| rest.strip_suffix("?=")) {
+        Some(encoded) => {
+            let bytes = base64::engine::general_purpose::STANDARD.decode(encoded).ok()?;
+            String::from_utf8(bytes).ok()
+        }
+        None => Some(value.to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentinel_values_are_decoded() {
+        assert_eq!(decode_sentinel("get_weather"), Some("get_weather".into()));
+        assert_eq!(decode_sentinel("=?base64?SGVsbG8sIOS4lueVjA==?="), Some("Hello, 世界".into()));
+        assert_eq!(decode_sentinel("=?base64?!!!?="), None);
+    }
+}

@@ -1,0 +1,145 @@
+//! [`McpHttpService`]: the endpoint as a hyper and tower `Service`, and its shutdown.
+
+use super::sessions::Sessions;
+use super::sse::{KeepAlive, StreamSettings};
+use super::{HttpConfig, McpBody};
+use crate::core::ServerCore;
+use hyper::body::Body;
+use hyper::{Request, Response};
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::Poll;
+
+/// The MCP endpoint as a service, to serve with [`McpHttpService::serve`] or to mount in an
+/// application of your own. Get one from
+/// [`Server::into_http_service`](crate::Server::into_http_service). Clones share the sessions.
+///
+/// It implements both [`hyper::service::Service`] and [`tower_service::Service`] for
+/// `Request<B>` with any body `B` (hyper's `Incoming`, axum's `Body`...), answering with an
+/// [`McpBody`]. It checks the request path itself ([`HttpConfig::path`]), so mount it where
+/// the full path reaches it: with axum, `Router::new().route_service("/mcp", service)` (not
+/// `nest_service`, which strips the prefix). With hyper alone:
+///
+/// ```no_run
+/// use hyper_util::rt::TokioIo;
+/// use mcp_runtime::http::HttpConfig;
+/// use mcp_runtime::prelude::*;
+///
+/// /// Add two numbers.
+/// #[mcp_tool]
+/// fn add(a: f64, b: f64) -> f64 {
+///     a + b
+/// }
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let service = server!().tools(tools![add]).into_http_service(HttpConfig::default())?;
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+/// loop {
+///     let (stream, _) = listener.accept().await?;
+///     let service = service.clone();
+///     tokio::spawn(async move {
+///         let _ = hyper::server::conn::http1::Builder::new()
+///             .serve_connection(TokioIo::new(stream), service)
+///             .await;
+///     });
+/// }
+/// # }
+/// ```
+///
+/// Serving it yourself, call [`shutdown`](Self::shutdown) when you stop, so requests in
+/// flight can finish and open streams end.
+#[derive(Clone)]
+pub struct McpHttpService {
+    pub(super) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for McpHttpService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpHttpService").field("path", &self.inner.config.path).finish_non_exhaustive()
+    }
+}
+
+/// What every request to the endpoint shares.
+pub(super) struct Inner {
+    pub core: Arc<ServerCore>,
+    pub config: HttpConfig,
+    pub settings: StreamSettings,
+    pub sessions: Sessions,
+    #[cfg(feature = "auth")]
+    pub guard: Option<super::auth::Guard>,
+}
+
+impl McpHttpService {
+    pub(crate) fn new(core: Arc<ServerCore>, config: HttpConfig) -> Self {
+        let settings = StreamSettings {
+            capacity: config.replay_buffer,
+            retry: config.sse_retry,
+            keep_alive: config.keep_alive.map(KeepAlive::new),
+        };
+        let sessions = Sessions::new(config.max_sessions, config.idle_timeout);
+        #[cfg(feature = "auth")]
+        let guard = config.auth.as_ref().map(|auth| super::auth::Guard::new(auth, &config.path));
+        Self {
+            inner: Arc::new(Inner {
+                core,
+                config,
+                settings,
+                sessions,
+                #[cfg(feature = "auth")]
+                guard,
+            }),
+        }
+    }
+
+    /// How many sessions are open.
+    pub fn session_count(&self) -> usize {
+        self.inner.sessions.len()
+    }
+
+    /// Refuses new sessions, lets requests in flight run for the server's shutdown grace
+    /// period, cancels the rest and ends every session and stream.
+    pub async fn shutdown(&self) {
+        let sessions = self.inner.sessions.close();
+        futures_util::future::join_all(sessions.iter().map(|s| s.connection.drain())).await;
+        for session in &sessions {
+            session.end();
+        }
+    }
+}
+
+impl<B> hyper::service::Service<Request<B>> for McpHttpService
+where
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    type Response = Response<McpBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response<McpBody>, Infallible>> + Send>>;
+
+    fn call(&self, request: Request<B>) -> Self::Future {
+        let inner = Arc::clone(&self.inner);
+        Box::pin(async move { Ok(inner.handle(request).await) })
+    }
+}
+
+impl<B> tower_service::Service<Request<B>> for McpHttpService
+where
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    type Response = Response<McpBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response<McpBody>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut std::task::Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        hyper::service::Service::call(self, request)
+    }
+}
