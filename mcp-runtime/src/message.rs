@@ -131,14 +131,18 @@ fn text<'a>(raw: &'a RawValue, member: &str) -> Result<Cow<'a, str>, ErrorObject
     struct Text<'a>(#[serde(borrow)] Cow<'a, str>);
     serde_json::from_str::<Text<'a>>(raw.get())
         .map(|Text(text)| text)
-        .map_err(|_| ErrorObject::invalid_params(format!("Invalid params: `{member}` must be a string")))
+        .map_err(|err| ErrorObject::invalid_params(format!("Invalid params: `{member}`: {}", without_position(&err))))
 }
 
 fn invalid_params(err: &serde_json::Error) -> ErrorObject {
+    ErrorObject::invalid_params(format!("Invalid params: {}", without_position(err)))
+}
+
+/// An error's text without its position (" at line 1 column 9"), which means nothing to the
+/// client.
+fn without_position(err: &serde_json::Error) -> String {
     let text = err.to_string();
-    // The position (" at line 1 column 9") means nothing to the client.
-    let problem = text.rfind(" at line ").map_or(text.as_str(), |at| &text[..at]);
-    ErrorObject::invalid_params(format!("Invalid params: {problem}"))
+    text.rfind(" at line ").map_or(text.clone(), |at| text[..at].to_owned())
 }
 
 /// `params.contains(PROTOCOL_VERSION)` with a searcher built once, not for every request

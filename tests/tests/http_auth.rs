@@ -373,3 +373,81 @@ async fn the_configuration_is_checked() {
     assert!(build(AuthConfig::new(verifier()).resource("/mcp").authorization_server(ISSUER)).is_err());
     assert!(build(AuthConfig::new(verifier()).resource(RESOURCE).authorization_server(ISSUER)).is_ok());
 }
+
+/// Calls of `erase` that ran (only the test below serves it).
+static ERASED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Erases everything (needs `files:write`).
+#[mcp_tool(scopes = ["files:write"])]
+fn erase() -> String {
+    ERASED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    "erased".to_owned()
+}
+
+/// A `tools/call` whose `params` the transport's scope check and the engine once read two
+/// ways (the transport's parse of an array failed and let the call through; the engine read
+/// the array positionally and ran the tool). Every way JSON lets a body name the tool is
+/// tried, in both eras, with a token that lacks the tool's scope: none may run it.
+#[tokio::test]
+async fn no_shape_of_params_runs_a_tool_the_token_lacks_the_scope_for() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let service = server!()
+        .tools(tools![erase, whoami])
+        .into_http_service(auth_config(JwtKey::hmac_secret(SECRET).unwrap()))
+        .unwrap();
+    tokio::spawn(service.serve(listener, std::future::pending()));
+
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let smuggled = |params: &str| format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{params}}}"#);
+    let shapes = [
+        // Positional params, as JSON-RPC allows them.
+        smuggled(r#"["erase", {}]"#),
+        smuggled(r#"["erase", {}, null]"#),
+        smuggled(r#"["erase"]"#),
+        smuggled(&format!(r#"["erase", {{}}, {{{meta}}}]"#)),
+        // The name twice, a harmless one first or last.
+        smuggled(r#"{"name":"whoami","name":"erase","arguments":{}}"#),
+        smuggled(r#"{"name":"erase","name":"whoami","arguments":{}}"#),
+        // The name escaped, or not a string.
+        smuggled(r#"{"name":"er\u0061se","arguments":{}}"#),
+        smuggled(r#"{"name":["erase"],"arguments":{}}"#),
+        // The method escaped.
+        r#"{"jsonrpc":"2.0","id":7,"method":"tools\/call","params":{"name":"erase","arguments":{}}}"#.to_owned(),
+        // The stateless era's shapes.
+        smuggled(&format!(r#"{{"name":"erase","arguments":{{}},{meta}}}"#)),
+        smuggled(&format!(r#"{{"name":"whoami","name":"erase",{meta}}}"#)),
+    ];
+
+    let reader = token("bob", "files:read");
+    let mut session = HttpClient::new(address).with_bearer(&reader);
+    session.initialize().await;
+    let stateless_client = HttpClient::new(address).with_bearer(&reader);
+    let stateless_headers =
+        [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "erase")];
+    let json = [("accept", "application/json, text/event-stream"), ("content-type", "application/json")];
+    for body in &shapes {
+        for (era, client, extra) in
+            [("2025-11-25", &session, &[][..]), ("2026-07-28", &stateless_client, &stateless_headers[..])]
+        {
+            let headers: Vec<(&str, &str)> = json.iter().chain(extra).copied().collect();
+            let reply = client.send(Method::POST, "/mcp", &headers, body.clone().into_bytes()).await;
+            let status = reply.status;
+            let text = String::from_utf8_lossy(&reply.bytes().await).into_owned();
+            assert!(
+                status == StatusCode::FORBIDDEN || status == StatusCode::BAD_REQUEST,
+                "{era}: {body} -> {status} {text}"
+            );
+            assert!(!text.contains("\"erased\""), "{era}: {body} ran the tool: {text}");
+        }
+    }
+    assert_eq!(ERASED.load(std::sync::atomic::Ordering::SeqCst), 0, "a call lacking the scope ran the tool");
+
+    // The tool itself runs for a caller holding the scope.
+    let writer = HttpClient::new(address).with_bearer(&token("carol", "files:read files:write"));
+    let mut writer_session = writer.clone();
+    writer_session.initialize().await;
+    let messages = writer_session.request(1, "tools/call", json!({"name": "erase", "arguments": {}})).await;
+    assert_eq!(text_of(&messages), "erased");
+    assert_eq!(ERASED.load(std::sync::atomic::Ordering::SeqCst), 1);
+}

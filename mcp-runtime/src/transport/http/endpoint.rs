@@ -140,7 +140,14 @@ impl Inner {
         // Decoded once: every decision below, and the engine, read this one value.
         let message = match message::decode(&bytes) {
             Ok(message) => message,
-            Err(rejected) => return body::json(StatusCode::BAD_REQUEST, encode_rejected(&rejected).bytes),
+            Err(rejected) => {
+                // A session's request whose params do not fit is answered as the engine answers
+                // one (200); a malformed message, and any error of a stateless client, is a 400.
+                let fits_a_session =
+                    rejected.error.code == jsonrpc::code::INVALID_PARAMS && !names_stateless_version(headers);
+                let status = if fits_a_session { StatusCode::OK } else { StatusCode::BAD_REQUEST };
+                return body::json(status, encode_rejected(&rejected).bytes);
+            }
         };
         let is_request = match self.admit(headers, &message) {
             Route::Refused(refusal) => return refusal,
