@@ -53,7 +53,7 @@ pub use client::{
 pub use completion::{Completer, Completion, CompletionRequest, IntoCompletion};
 pub use content::{Annotations, Audio, Content, EmbeddedResource, Image, ResourceContents, ResourceLink, Role, Text};
 pub use context::{Context, FromContext};
-pub use error::{Error, Result};
+pub use error::{Error, ErrorKind, Result};
 pub use jsonrpc::{ErrorObject, RequestId};
 pub use logging::LoggingLevel;
 pub use prompt::{GetPromptResult, IntoPromptResult, PromptMessage, PromptSet};

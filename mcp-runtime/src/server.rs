@@ -2,7 +2,7 @@
 //! connection shares.
 
 use crate::engine::StateKey;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::prompt::PromptSet;
 use crate::registry::{Catalog, Change, Definitions, Edit};
 use crate::resource::ResourceSet;
@@ -281,7 +281,7 @@ impl Server {
 
     pub(crate) fn build(self) -> Result<Arc<ServerCore>> {
         if self.max_message_size == 0 {
-            return Err(Error::msg("max_message_size must be positive"));
+            return Err(Error::new(ErrorKind::Config, "max_message_size must be positive"));
         }
         let core = Arc::new(ServerCore {
             info: self.info,
@@ -317,7 +317,10 @@ impl ServerHandle {
     }
 
     fn core(&self) -> Result<Arc<ServerCore>> {
-        self.running.get().and_then(Weak::upgrade).ok_or_else(|| Error::msg("the server is not running"))
+        self.running
+            .get()
+            .and_then(Weak::upgrade)
+            .ok_or_else(|| Error::new(ErrorKind::NotRunning, "the server is not running"))
     }
 
     /// Adds tools; fails if one has the name of a tool already offered.

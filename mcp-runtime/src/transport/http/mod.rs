@@ -35,7 +35,7 @@ pub use config::HttpConfig;
 #[cfg(feature = "tls")]
 pub use tls::TlsConfig;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::jsonrpc::{self, Incoming};
 use crate::protocol::ProtocolVersion;
 use crate::server::ServerCore;
@@ -698,5 +698,7 @@ pub(crate) async fn serve_tls(
 
 /// Binds `address`, naming it in the error.
 pub(crate) async fn bind(address: impl tokio::net::ToSocketAddrs) -> Result<TcpListener> {
-    TcpListener::bind(address).await.map_err(|err| Error::msg(format!("cannot bind the HTTP address: {err}")))
+    TcpListener::bind(address)
+        .await
+        .map_err(|err| Error::new(ErrorKind::Bind, "cannot bind the HTTP address").with_source(err))
 }
