@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test of the project, from a fresh clone: formatting, lints, the Rust tests (unit,
-# in-process protocol, stdio processes, compile-error UI tests, doc tests), and the interop
+# in-process protocol, stdio processes, compile-error UI tests, doc tests), the packages of the
+# crates meant for crates.io built from what `cargo package` puts in them, and the interop
 # tests that drive the example servers through the official Python SDK client and the MCP
 # Inspector CLI, and the official MCP conformance suite against the fixture server (Node 22 is
 # installed under .node/).
@@ -17,10 +18,17 @@ cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
 cargo clippy -p mcp-runtime --locked -- -D warnings
 
 step "cargo doc (no broken links in the public docs)"
-RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --all-features -p mcp-runtime -p mcp-macros
+RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --all-features \
+    -p mcp-runtime -p mcp-runtime-macros -p mcp-runtime-uri-template
 
 step "cargo test"
 cargo test --workspace --all-features --locked
+
+step "cargo package (each crate meant for crates.io builds from its package alone)"
+# Packaged together: cargo resolves the three unpublished workspace crates from a local overlay
+# of the packages it just made, then builds each one (default features) in target/package/.
+# --allow-dirty: the packages are made from the work tree, the same files the steps above tested.
+cargo package --locked --allow-dirty -p mcp-runtime-uri-template -p mcp-runtime-macros -p mcp-runtime
 
 step "Python SDK interop (mcp==2.3.0): modes legacy, auto and 2026-07-28, stdio and HTTP"
 cargo build --locked -p calculator -p showcase -p notes -p filesystem -p http-server

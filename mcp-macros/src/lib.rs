@@ -3,6 +3,7 @@
 //!
 //! Each macro parses (`ast`), reads its options (`attr`), checks (`valid`, collecting every
 //! error with its span), then generates code (`expand`).
+#![forbid(unsafe_code)]
 
 mod diagnostics;
 mod docs;

@@ -21,6 +21,8 @@
 //! hidden descriptor next to it that carries the JSON Schema of its parameters and a call shim.
 //! See `docs/ARCHITECTURE.md` in the repository for how the layers fit together.
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(feature = "auth")]
 pub mod auth;
@@ -56,7 +58,7 @@ pub use client::{
 pub use completion::{Completer, Completion, CompletionRequest, IntoCompletion};
 pub use content::{Annotations, Audio, Content, EmbeddedResource, Image, ResourceContents, ResourceLink, Role, Text};
 pub use context::{Context, FromContext};
-pub use error::{Error, Result};
+pub use error::{Error, ErrorKind, Result};
 pub use jsonrpc::{ErrorObject, RequestId};
 pub use logging::LoggingLevel;
 pub use prompt::{GetPromptResult, IntoPromptResult, PromptMessage, PromptSet};
@@ -72,21 +74,21 @@ pub use tool::{CallToolResult, Icon, IntoToolResult, Json, ToolDef, ToolSet};
 
 /// Runs an `async fn main` on the runtime's multi-threaded tokio runtime, so a server needs no
 /// direct dependency on tokio.
-pub use mcp_macros::main;
+pub use mcp_runtime_macros::main;
 /// Marks a plain function as an MCP prompt: its parameters are the prompt's arguments.
-pub use mcp_macros::mcp_prompt;
+pub use mcp_runtime_macros::mcp_prompt;
 /// Marks a plain function as an MCP resource (`uri = "docs://readme"`) or resource template
 /// (`uri = "notes://{name}"`, whose variables bind to the parameters).
-pub use mcp_macros::mcp_resource;
+pub use mcp_runtime_macros::mcp_resource;
 /// Marks a plain function as an MCP tool. See the crate documentation.
-pub use mcp_macros::mcp_tool;
+pub use mcp_runtime_macros::mcp_tool;
 /// Builds a [`PromptSet`]: `prompts![review, summarize]`.
-pub use mcp_macros::prompts;
+pub use mcp_runtime_macros::prompts;
 /// Builds a [`ResourceSet`]: `resources![readme, note]`.
-pub use mcp_macros::resources;
+pub use mcp_runtime_macros::resources;
 /// Builds a [`ToolSet`] from functions marked with `#[mcp_tool]`, rejecting duplicate names at
 /// compile time: `tools![add, math::divide]`.
-pub use mcp_macros::tools;
+pub use mcp_runtime_macros::tools;
 
 /// A [`Server`] named after the calling crate: its `CARGO_PKG_NAME` and `CARGO_PKG_VERSION`
 /// become the `serverInfo` that clients see.
@@ -126,3 +128,8 @@ pub mod __fuzz;
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
+
+/// The README's code blocks, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

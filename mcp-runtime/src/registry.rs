@@ -2,7 +2,7 @@
 //! immutable snapshots. List pages are serialized when a snapshot is built and sent as raw JSON;
 //! a change (a tool added at run time) builds a new snapshot and tells every session.
 
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 use crate::jsonrpc::ErrorObject;
 use crate::prompt::PromptDescriptor;
 use crate::resource::ResourceDescriptor;
@@ -35,7 +35,8 @@ pub(crate) struct Listed<T> {
 
 impl<T: Clone> Listed<T> {
     pub fn new(key: impl Into<String>, item: T, wire: &impl Serialize) -> Result<Self, Error> {
-        let json = serde_json::value::to_raw_value(wire).map_err(|e| Error::msg(format!("cannot serialize: {e}")))?;
+        let json = serde_json::value::to_raw_value(wire)
+            .map_err(|e| Error::new(ErrorKind::Config, "cannot serialize a descriptor").with_source(e))?;
         Ok(Self { key: key.into(), item, json, listed: true })
     }
 
@@ -53,7 +54,10 @@ impl<T: Clone> Listing<T> {
         let mut by_key = HashMap::with_capacity(items.len());
         for (index, listed) in items.iter().enumerate() {
             if by_key.insert(listed.key.clone(), index).is_some() {
-                return Err(Error::msg(format!("two {what}s are named `{}`: names must be unique", listed.key)));
+                return Err(Error::new(
+                    ErrorKind::Config,
+                    format!("two {what}s are named `{}`: names must be unique", listed.key),
+                ));
             }
         }
         let raw: Vec<&RawValue> = items.iter().filter(|l| l.listed).map(|l| &*l.json).collect();
@@ -65,7 +69,10 @@ impl<T: Clone> Listing<T> {
             if i + 1 < chunks.len() {
                 page.insert("nextCursor".into(), (i + 1).to_string().into());
             }
-            pages.push(serde_json::value::to_raw_value(&page).map_err(|e| Error::msg(e.to_string()))?);
+            pages.push(
+                serde_json::value::to_raw_value(&page)
+                    .map_err(|e| Error::new(ErrorKind::Config, "cannot serialize a list page").with_source(e))?,
+            );
         }
         Ok(Self { items, by_key, pages })
     }
@@ -255,8 +262,9 @@ fn apply(base: &Registry, edit: Edit<'_>, page_size: usize) -> Result<Registry, 
         .collect::<Result<_, _>>()?;
     let (mut statics, mut templates) = (Vec::new(), Vec::new());
     for resource in add.resources {
-        let template = UriTemplate::parse(resource.uri)
-            .map_err(|e| Error::msg(format!("invalid URI template `{}`: {e}", resource.uri)))?;
+        let template = UriTemplate::parse(resource.uri).map_err(|e| {
+            Error::new(ErrorKind::Config, format!("invalid URI template `{}`", resource.uri)).with_source(e)
+        })?;
         if template.is_static() {
             statics.push(Listed::new(resource.uri, resource.clone(), &resource.wire(false))?);
         } else {

@@ -1,5 +1,5 @@
 //! Shared test support: validating what a server sends against the official MCP JSON schemas
-//! (`shared/spec/schema/<version>/schema.json`), driving a server binary over stdio, and a
+//! (vendored in `tests/schema/<version>/schema.json`), driving a server binary over stdio, and a
 //! Streamable HTTP client.
 
 use mcp_runtime::testing::ServerMessage;
@@ -15,13 +15,10 @@ mod stdio;
 pub use http::HttpClient;
 pub use stdio::StdioServer;
 
-/// The folder holding `schema/<version>/schema.json`: `$MCP_SPEC_DIR`, else `../shared/spec`
-/// beside the repository.
-fn spec_dir() -> PathBuf {
-    match std::env::var_os("MCP_SPEC_DIR") {
-        Some(dir) => dir.into(),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/spec"),
-    }
+/// The folder holding `<version>/schema.json`: the official schemas vendored in the repository
+/// (`tests/schema`, see its README for their origin and licence).
+fn schema_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("schema")
 }
 
 /// One protocol revision's schema, with validators built on demand per definition.
@@ -62,9 +59,9 @@ pub fn result_definition(method: &str) -> Option<&'static str> {
 }
 
 impl Spec {
-    /// Loads `schema/<version>/schema.json`.
+    /// Loads `tests/schema/<version>/schema.json`.
     pub fn load(version: &str) -> Self {
-        let path = spec_dir().join("schema").join(version).join("schema.json");
+        let path = schema_dir().join(version).join("schema.json");
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
         Self { document: serde_json::from_str(&text).expect("schema.json is JSON"), validators: Mutex::default() }
     }

@@ -2,10 +2,10 @@
 
 mod attr;
 mod expand;
-#[path = "../../../mcp-runtime/src/resource/template_syntax.rs"]
-#[allow(dead_code)]
-mod template_syntax;
 mod valid;
+
+/// The URI-template grammar the runtime matches with (`mcp-runtime-uri-template`).
+use mcp_runtime_uri_template as template_syntax;
 
 use crate::diagnostics::{Errors, with_item};
 use crate::handler::{self, HandlerFn, Kind};

@@ -2,7 +2,7 @@
 //! metadata (RFC 9728) tells clients.
 
 use super::{DynVerifier, TokenVerifier};
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use std::sync::Arc;
 
 /// Authorization for the HTTP transport: every request to the MCP endpoint must carry an
@@ -120,19 +120,26 @@ impl AuthConfig {
     /// The canonical resource URI, checked when the HTTP service is built.
     pub(crate) fn validated_resource(&self) -> Result<&str> {
         let Some(resource) = self.resource.as_deref() else {
-            return Err(Error::msg("AuthConfig: set the server's canonical URI with `.resource(\"https://...\")`"));
+            return Err(Error::new(
+                ErrorKind::Auth,
+                "AuthConfig: set the server's canonical URI with `.resource(\"https://...\")`",
+            ));
         };
-        let uri: hyper::Uri = resource
-            .parse()
-            .map_err(|err| Error::msg(format!("AuthConfig: the resource `{resource}` is not a URI: {err}")))?;
+        let uri: hyper::Uri = resource.parse().map_err(|err| {
+            Error::new(ErrorKind::Auth, format!("AuthConfig: the resource `{resource}` is not a URI")).with_source(err)
+        })?;
         let absolute = matches!(uri.scheme_str(), Some("https" | "http")) && uri.authority().is_some();
         if !absolute || uri.query().is_some() || resource.contains('#') {
-            return Err(Error::msg(format!(
-                "AuthConfig: the resource `{resource}` must be an absolute http(s) URI without a query or fragment"
-            )));
+            return Err(Error::new(
+                ErrorKind::Auth,
+                format!(
+                    "AuthConfig: the resource `{resource}` must be an absolute http(s) URI without a query or fragment"
+                ),
+            ));
         }
         if self.authorization_servers.is_empty() {
-            return Err(Error::msg(
+            return Err(Error::new(
+                ErrorKind::Auth,
                 "AuthConfig: name at least one authorization server with `.authorization_server(\"https://...\")`",
             ));
         }

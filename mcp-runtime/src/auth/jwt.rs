@@ -33,7 +33,7 @@ impl std::fmt::Debug for JwtKey {
 }
 
 fn key_error(what: &str, err: jsonwebtoken::errors::Error) -> Error {
-    Error::msg(format!("JwtKey: cannot read the {what}: {err}"))
+    Error::new(crate::ErrorKind::Auth, format!("JwtKey: cannot read the {what}")).with_source(err)
 }
 
 impl JwtKey {
@@ -62,8 +62,8 @@ impl JwtKey {
     /// `jwks_uri`. A token's `kid` picks the key; each key's `alg`, when given, is the only
     /// algorithm it accepts. Keys of unsupported types are skipped.
     pub fn jwks(json: &str) -> Result<Self> {
-        let set: JwkSet =
-            serde_json::from_str(json).map_err(|e| Error::msg(format!("JwtKey: not a JSON Web Key Set: {e}")))?;
+        let set: JwkSet = serde_json::from_str(json)
+            .map_err(|e| Error::new(crate::ErrorKind::Auth, "JwtKey: not a JSON Web Key Set").with_source(e))?;
         let mut keys = Vec::new();
         for jwk in &set.keys {
             let Ok(key) = DecodingKey::from_jwk(jwk) else {
@@ -80,7 +80,7 @@ impl JwtKey {
             keys.push(Key { id: jwk.common.key_id.clone(), key, algorithms });
         }
         if keys.is_empty() {
-            return Err(Error::msg("JwtKey: the JSON Web Key Set has no usable key"));
+            return Err(Error::new(crate::ErrorKind::Auth, "JwtKey: the JSON Web Key Set has no usable key"));
         }
         Ok(Self { keys })
     }

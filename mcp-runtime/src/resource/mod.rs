@@ -3,7 +3,6 @@
 //! variables bind to the function's parameters.
 
 mod read;
-pub(crate) mod template_syntax;
 pub(crate) mod uri_template;
 
 pub use read::{IntoReadResult, ReadResourceResult, ResourceError, ResourceNotFound};

@@ -1,7 +1,7 @@
 //! [`ServerHandle`]: changes to what a running server offers.
 
 use crate::context::Context;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::prompt::PromptSet;
 use crate::registry::{Catalog, Change, Definitions, Edit};
 use crate::resource::ResourceSet;
@@ -22,7 +22,7 @@ impl ServerHandle {
     }
 
     fn catalog(&self) -> Result<Arc<Catalog>> {
-        self.running.get().and_then(Weak::upgrade).ok_or_else(|| Error::msg("the server is not running"))
+        self.running.get().and_then(Weak::upgrade).ok_or_else(|| Error::new(ErrorKind::NotRunning, "the server is not running"))
     }
 
     /// Adds tools; fails if one has the name of a tool already offered.

@@ -6,7 +6,7 @@ mod handle;
 pub use handle::ServerHandle;
 
 use crate::core::ServerCore;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::prompt::PromptSet;
 use crate::protocol::Implementation;
 use crate::protocol::request_state::StateKey;
@@ -282,7 +282,7 @@ impl Server {
 
     pub(crate) fn build(self) -> Result<Arc<ServerCore>> {
         if self.max_message_size == 0 {
-            return Err(Error::msg("max_message_size must be positive"));
+            return Err(Error::new(ErrorKind::Config, "max_message_size must be positive"));
         }
         let catalog = Arc::new(Catalog::new(self.definitions, self.page_size)?);
         let _ = self.running.set(Arc::downgrade(&catalog));

@@ -7,7 +7,7 @@ use super::TlsConfig;
 use super::tls;
 use super::{HttpConfig, McpHttpService};
 use crate::core::ServerCore;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -158,5 +158,7 @@ pub(crate) async fn serve_tls(
 
 /// Binds `address`, naming it in the error.
 pub(crate) async fn bind(address: impl tokio::net::ToSocketAddrs) -> Result<TcpListener> {
-    TcpListener::bind(address).await.map_err(|err| Error::msg(format!("cannot bind the HTTP address: {err}")))
+    TcpListener::bind(address)
+        .await
+        .map_err(|err| Error::new(ErrorKind::Bind, "cannot bind the HTTP address").with_source(err))
 }

@@ -1,7 +1,7 @@
 //! HTTPS (feature `tls`): [`TlsConfig`], and the TLS handshake in front of each connection,
 //! with rustls and its `ring` provider.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -46,19 +46,24 @@ impl TlsConfig {
     pub fn from_pem(cert_chain: &[u8], key: &[u8]) -> Result<Self> {
         let certs = CertificateDer::pem_slice_iter(cert_chain)
             .collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(|err| Error::msg(format!("TlsConfig: cannot read the certificates: {err}")))?;
+            .map_err(|err| Error::new(ErrorKind::Tls, "TlsConfig: cannot read the certificates").with_source(err))?;
         if certs.is_empty() {
-            return Err(Error::msg("TlsConfig: no certificate in the PEM"));
+            return Err(Error::new(ErrorKind::Tls, "TlsConfig: no certificate in the PEM"));
         }
         let key = PrivateKeyDer::from_pem_slice(key)
-            .map_err(|err| Error::msg(format!("TlsConfig: cannot read the private key: {err}")))?;
+            .map_err(|err| Error::new(ErrorKind::Tls, "TlsConfig: cannot read the private key").with_source(err))?;
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let mut config = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
-            .map_err(|err| Error::msg(format!("TlsConfig: {err}")))?
+            .map_err(|err| {
+                Error::new(ErrorKind::Tls, "TlsConfig: no protocol version in common with the provider")
+                    .with_source(err)
+            })?
             .with_no_client_auth()
             .with_single_cert(certs, key)
-            .map_err(|err| Error::msg(format!("TlsConfig: the certificate and key do not fit: {err}")))?;
+            .map_err(|err| {
+                Error::new(ErrorKind::Tls, "TlsConfig: the certificate and key do not fit").with_source(err)
+            })?;
         config.alpn_protocols = vec![b"http/1.1".to_vec()];
         Ok(Self { config: Arc::new(config) })
     }
@@ -66,7 +71,9 @@ impl TlsConfig {
     /// [`from_pem`](Self::from_pem), reading the two files.
     pub fn from_pem_files(cert_chain: impl AsRef<Path>, key: impl AsRef<Path>) -> Result<Self> {
         let read = |path: &Path| {
-            std::fs::read(path).map_err(|err| Error::msg(format!("TlsConfig: cannot read {}: {err}", path.display())))
+            std::fs::read(path).map_err(|err| {
+                Error::new(ErrorKind::Tls, format!("TlsConfig: cannot read {}", path.display())).with_source(err)
+            })
         };
         Self::from_pem(&read(cert_chain.as_ref())?, &read(key.as_ref())?)
     }
