@@ -1,5 +1,6 @@
-//! The procedural macros of `mcp-runtime`. Use them through `mcp_runtime` (which re-exports
-//! them); the generated code refers to `::mcp_runtime`.
+//! The procedural macros of `mcp-runtime`. Use them through `mcp_runtime`, which re-exports
+//! them and documents each one with all its options; the generated code refers to
+//! `::mcp_runtime`.
 //!
 //! Each macro parses (`ast`), reads its options (`attr`), checks (`valid`, collecting every
 //! error with its span), then generates code (`expand`).
@@ -16,43 +17,40 @@ mod tool;
 
 use proc_macro::TokenStream;
 
-/// Turns a plain function into an MCP tool. See `mcp_runtime` for the options.
+// Each macro is documented on its re-export in `mcp-runtime/src/lib.rs` (the text is in
+// `mcp-runtime/docs/`), where the examples run as doc tests against the runtime. A doc comment
+// here would be appended to that text.
+
 #[proc_macro_attribute]
 pub fn mcp_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     tool::expand(attr.into(), item.into()).into()
 }
 
-/// Turns a plain function into an MCP resource or resource template.
 #[proc_macro_attribute]
 pub fn mcp_resource(attr: TokenStream, item: TokenStream) -> TokenStream {
     resource::expand(attr.into(), item.into()).into()
 }
 
-/// Turns a plain function into an MCP prompt.
 #[proc_macro_attribute]
 pub fn mcp_prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
     prompt::expand(attr.into(), item.into()).into()
 }
 
-/// `tools![a, b, path::c]`: the tools of a server, duplicates rejected at compile time.
 #[proc_macro]
 pub fn tools(input: TokenStream) -> TokenStream {
     lists::expand(input.into(), &lists::TOOLS).into()
 }
 
-/// `resources![a, b]`: the resources of a server, duplicate URIs rejected at compile time.
 #[proc_macro]
 pub fn resources(input: TokenStream) -> TokenStream {
     lists::expand(input.into(), &lists::RESOURCES).into()
 }
 
-/// `prompts![a, b]`: the prompts of a server, duplicate names rejected at compile time.
 #[proc_macro]
 pub fn prompts(input: TokenStream) -> TokenStream {
     lists::expand(input.into(), &lists::PROMPTS).into()
 }
 
-/// Runs `async fn main` on a multi-threaded tokio runtime.
 #[proc_macro_attribute]
 pub fn main(attr: TokenStream, item: TokenStream) -> TokenStream {
     main_fn::expand(attr.into(), item.into()).into()

@@ -72,22 +72,21 @@ pub use state::{SessionState, State};
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{CallToolResult, Icon, IntoToolResult, Json, ToolDef, ToolSet};
 
-/// Runs an `async fn main` on the runtime's multi-threaded tokio runtime, so a server needs no
-/// direct dependency on tokio.
+// The macros are documented here, where rustdoc runs their examples against this crate; the
+// text lives in `docs/`, one file per macro.
+#[doc = include_str!("../docs/main.md")]
 pub use mcp_runtime_macros::main;
-/// Marks a plain function as an MCP prompt: its parameters are the prompt's arguments.
+#[doc = include_str!("../docs/mcp_prompt.md")]
 pub use mcp_runtime_macros::mcp_prompt;
-/// Marks a plain function as an MCP resource (`uri = "docs://readme"`) or resource template
-/// (`uri = "notes://{name}"`, whose variables bind to the parameters).
+#[doc = include_str!("../docs/mcp_resource.md")]
 pub use mcp_runtime_macros::mcp_resource;
-/// Marks a plain function as an MCP tool. See the crate documentation.
+#[doc = include_str!("../docs/mcp_tool.md")]
 pub use mcp_runtime_macros::mcp_tool;
-/// Builds a [`PromptSet`]: `prompts![review, summarize]`.
+#[doc = include_str!("../docs/prompts.md")]
 pub use mcp_runtime_macros::prompts;
-/// Builds a [`ResourceSet`]: `resources![readme, note]`.
+#[doc = include_str!("../docs/resources.md")]
 pub use mcp_runtime_macros::resources;
-/// Builds a [`ToolSet`] from functions marked with `#[mcp_tool]`, rejecting duplicate names at
-/// compile time: `tools![add, math::divide]`.
+#[doc = include_str!("../docs/tools.md")]
 pub use mcp_runtime_macros::tools;
 
 /// A [`Server`] named after the calling crate: its `CARGO_PKG_NAME` and `CARGO_PKG_VERSION`

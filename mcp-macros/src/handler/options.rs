@@ -1,9 +1,15 @@
-//! Attribute parsing shared by the macros: `#[mcp(...)]` on a parameter, and the helpers each
+//! Attribute parsing shared by the macros: `#[mcp(...)]` on a parameter, and the readers each
 //! macro's own options use.
+//!
+//! A mistake in one option does not hide the others: a value of the wrong kind, an option given
+//! twice or an unknown option is recorded and the parse goes on to the next option. Only tokens
+//! that cannot be read at all (`name = ,`) stop the parse, as they leave nothing to resume from.
 
-use proc_macro2::Span;
+use crate::diagnostics::Errors;
+use proc_macro2::{Span, TokenStream};
 use syn::meta::ParseNestedMeta;
-use syn::{Expr, LitBool, LitStr};
+use syn::spanned::Spanned as _;
+use syn::{Expr, ExprLit, Lit, LitBool, LitFloat, LitInt, LitStr};
 
 /// Options on a parameter: `#[mcp(rename = "...", default = expr, description = "...", inject)]`.
 #[derive(Default)]
@@ -17,21 +23,34 @@ pub(crate) struct ParamOptions {
 const PARAM_OPTIONS: &str = "rename, default, description, inject";
 
 impl ParamOptions {
+    /// Reads one `#[mcp(...)]` attribute; a parameter may carry several, and an option repeated
+    /// across them is as much an error as one repeated inside one.
     pub fn parse_into(&mut self, attr: &syn::Attribute) -> syn::Result<()> {
-        attr.parse_nested_meta(|meta| {
-            let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
+        let mut errors = Errors::default();
+        let read = attr.parse_nested_meta(|meta| {
+            let key = key(&meta, PARAM_OPTIONS)?;
+            let errors = &mut errors;
             match key.as_str() {
-                "rename" => set(&meta, &mut self.rename, meta.value()?.parse()?),
-                "default" => set(&meta, &mut self.default, meta.value()?.parse()?),
-                "description" => set(&meta, &mut self.description, meta.value()?.parse()?),
+                "rename" => string(&meta, errors, &mut self.rename, "#[mcp(rename = \"userName\")]"),
+                "description" => string(&meta, errors, &mut self.description, "#[mcp(description = \"...\")]"),
+                "default" => {
+                    let value = value(&meta, errors, "#[mcp(default = 10)]")?;
+                    store(&meta, errors, &mut self.default, value);
+                    Ok(())
+                }
                 "inject" => {
-                    set(&meta, &mut self.inject, meta.path.get_ident().map_or_else(Span::call_site, |i| i.span()))
+                    if meta.input.peek(syn::Token![=]) || meta.input.peek(syn::token::Paren) {
+                        errors.push(meta.error("`inject` takes no value: write `#[mcp(inject)]`"));
+                        skip_value(&meta)?;
+                    }
+                    store(&meta, errors, &mut self.inject, Some(meta.path.span()));
+                    Ok(())
                 }
-                other => {
-                    Err(meta.error(format!("unknown parameter option `{other}`; expected one of: {PARAM_OPTIONS}")))
-                }
+                other => unknown(&meta, errors, other, "parameter option", PARAM_OPTIONS),
             }
-        })
+        });
+        errors.extend(read.err());
+        errors.finish()
     }
 }
 
@@ -46,39 +65,38 @@ pub(crate) struct CommonOptions {
 
 impl CommonOptions {
     /// Consumes `key` if it is a common option; `Ok(false)` if it is not.
-    pub fn parse_one(&mut self, key: &str, meta: &ParseNestedMeta<'_>) -> syn::Result<bool> {
+    pub fn parse_one(&mut self, key: &str, meta: &ParseNestedMeta<'_>, errors: &mut Errors) -> syn::Result<bool> {
         match key {
-            "name" => set(meta, &mut self.name, meta.value()?.parse()?)?,
-            "title" => set(meta, &mut self.title, meta.value()?.parse()?)?,
-            "description" => set(meta, &mut self.description, meta.value()?.parse()?)?,
-            "icon" => self.icons.push(meta.value()?.parse()?),
+            "name" => string(meta, errors, &mut self.name, "name = \"search_notes\"")?,
+            "title" => string(meta, errors, &mut self.title, "title = \"Search notes\"")?,
+            "description" => string(meta, errors, &mut self.description, "description = \"...\"")?,
+            "icon" => {
+                let mut icon = None;
+                string(meta, errors, &mut icon, "icon = \"https://example.com/icon.png\"")?;
+                self.icons.extend(icon);
+            }
             _ => return Ok(false),
         }
         Ok(true)
     }
 }
 
-/// Parses `#[macro(a = ..., b, ...)]` with `parse_one` handling each option.
+/// Parses `#[macro(a = ..., b, ...)]`, `parse_one` handling each option and recording its
+/// mistakes in `errors`. Returns whether the parse read every option (`false` when unreadable
+/// tokens stopped it, so an option that seems missing may just not have been reached).
 pub(crate) fn parse_options(
-    attr: proc_macro2::TokenStream,
-    parse_one: impl FnMut(ParseNestedMeta<'_>) -> syn::Result<()>,
-) -> syn::Result<()> {
-    let parser = syn::meta::parser(parse_one);
-    syn::parse::Parser::parse2(parser, attr)
-}
-
-/// Stores an option, refusing it twice.
-pub(crate) fn set<T>(meta: &ParseNestedMeta<'_>, slot: &mut Option<T>, value: T) -> syn::Result<()> {
-    if slot.is_some() {
-        return Err(meta.error("this option is given twice; keep one"));
+    attr: TokenStream,
+    errors: &mut Errors,
+    mut parse_one: impl FnMut(ParseNestedMeta<'_>, &mut Errors) -> syn::Result<()>,
+) -> bool {
+    let parser = syn::meta::parser(|meta| parse_one(meta, errors));
+    match syn::parse::Parser::parse2(parser, attr) {
+        Ok(()) => true,
+        Err(error) => {
+            errors.push(error);
+            false
+        }
     }
-    *slot = Some(value);
-    Ok(())
-}
-
-/// `read_only` or `read_only = true/false`.
-pub(crate) fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<bool> {
-    if meta.input.peek(syn::Token![=]) { Ok(meta.value()?.parse::<LitBool>()?.value) } else { Ok(true) }
 }
 
 /// The option's key, or an error listing the valid ones.
@@ -89,17 +107,227 @@ pub(crate) fn key(meta: &ParseNestedMeta<'_>, expected: &str) -> syn::Result<Str
         .ok_or_else(|| meta.error(format!("unknown option; expected one of: {expected}")))
 }
 
-/// `complete(arg = path, other = path)`: completion functions by argument name.
-pub(crate) fn parse_completions(
+/// Records an unknown option (`what` is `option` or `parameter option`) and skips its value.
+pub(crate) fn unknown(
     meta: &ParseNestedMeta<'_>,
+    errors: &mut Errors,
+    key: &str,
+    what: &str,
+    expected: &str,
+) -> syn::Result<()> {
+    errors.push(meta.error(format!("unknown {what} `{key}`; expected one of: {expected}")));
+    skip_value(meta)
+}
+
+/// Stores an option's value; a second one for the same option is an error on its key.
+pub(crate) fn store<T>(meta: &ParseNestedMeta<'_>, errors: &mut Errors, slot: &mut Option<T>, value: Option<T>) {
+    if slot.is_some() {
+        errors.error(&meta.path, format!("`{}` is given twice: keep one", written(meta)));
+    } else if value.is_some() {
+        *slot = value;
+    }
+}
+
+/// `key = "text"`.
+pub(crate) fn string(
+    meta: &ParseNestedMeta<'_>,
+    errors: &mut Errors,
+    slot: &mut Option<LitStr>,
+    example: &str,
+) -> syn::Result<()> {
+    let value = literal(meta, errors, example, "a string literal", |lit| match lit {
+        Lit::Str(s) => Some(s.clone()),
+        _ => None,
+    })?;
+    store(meta, errors, slot, value);
+    Ok(())
+}
+
+/// `key = 42`: a whole number that fits a `u64`.
+pub(crate) fn integer(
+    meta: &ParseNestedMeta<'_>,
+    errors: &mut Errors,
+    slot: &mut Option<LitInt>,
+    example: &str,
+) -> syn::Result<()> {
+    let value = literal(meta, errors, example, "a whole number", |lit| match lit {
+        Lit::Int(i) if i.base10_parse::<u64>().is_ok() => Some(i.clone()),
+        _ => None,
+    })?;
+    store(meta, errors, slot, value);
+    Ok(())
+}
+
+/// `key = 0.5` or `key = 1`: a number, written as the `f64` literal it becomes.
+pub(crate) fn number(
+    meta: &ParseNestedMeta<'_>,
+    errors: &mut Errors,
+    slot: &mut Option<LitFloat>,
+    example: &str,
+) -> syn::Result<()> {
+    let value = literal(meta, errors, example, "a number", |lit| {
+        let (number, span) = match lit {
+            Lit::Float(f) => (f.base10_parse::<f64>().ok()?, f.span()),
+            Lit::Int(i) => (i.base10_parse::<f64>().ok()?, i.span()),
+            _ => return None,
+        };
+        Some(LitFloat::new(&format!("{number:?}"), span))
+    })?;
+    store(meta, errors, slot, value);
+    Ok(())
+}
+
+/// `key`, `key = true` or `key = false`.
+pub(crate) fn flag(meta: &ParseNestedMeta<'_>, errors: &mut Errors, slot: &mut Option<bool>) -> syn::Result<()> {
+    let value = read_flag(meta, errors)?;
+    store(meta, errors, slot, value.map(|flag| flag.value));
+    Ok(())
+}
+
+/// A [`flag`] that keeps the key's span, for an error about the option itself.
+pub(crate) fn spanned_flag(
+    meta: &ParseNestedMeta<'_>,
+    errors: &mut Errors,
+    slot: &mut Option<LitBool>,
+) -> syn::Result<()> {
+    let value = read_flag(meta, errors)?;
+    store(meta, errors, slot, value);
+    Ok(())
+}
+
+fn read_flag(meta: &ParseNestedMeta<'_>, errors: &mut Errors) -> syn::Result<Option<LitBool>> {
+    let key = written(meta);
+    let example = format!("{key}` or `{key} = false");
+    let value = if meta.input.peek(syn::Token![=]) {
+        literal(meta, errors, &example, "`true` or `false`", |lit| match lit {
+            Lit::Bool(b) => Some(b.value),
+            _ => None,
+        })?
+    } else if meta.input.peek(syn::token::Paren) {
+        errors.push(meta.error(format!("write `{example}`")));
+        skip_value(meta)?;
+        None
+    } else {
+        Some(true)
+    };
+    Ok(value.map(|value| LitBool::new(value, meta.path.span())))
+}
+
+/// `key = ["a", "b"]`: an array of string literals.
+pub(crate) fn strings(
+    meta: &ParseNestedMeta<'_>,
+    errors: &mut Errors,
+    slot: &mut Option<Vec<LitStr>>,
+    example: &str,
+) -> syn::Result<()> {
+    let Some(expr) = value(meta, errors, example)? else { return Ok(()) };
+    let key = written(meta);
+    let Expr::Array(array) = &expr else {
+        errors.error(&expr, format!("`{key}` takes an array of string literals: write `{example}`"));
+        return Ok(());
+    };
+    let mut items = Vec::new();
+    for element in &array.elems {
+        match element {
+            Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => items.push(s.clone()),
+            other => errors.error(other, format!("`{key}` takes string literals: write `{example}`")),
+        }
+    }
+    store(meta, errors, slot, Some(items));
+    Ok(())
+}
+
+/// `key = path::to::function`.
+pub(crate) fn path(
+    meta: &ParseNestedMeta<'_>,
+    errors: &mut Errors,
+    slot: &mut Option<syn::Path>,
+    example: &str,
+) -> syn::Result<()> {
+    let Some(expr) = value(meta, errors, example)? else { return Ok(()) };
+    let value = match expr {
+        Expr::Path(path) if path.qself.is_none() => Some(path.path),
+        other => {
+            let key = written(meta);
+            errors.error(&other, format!("`{key}` takes the path of a function: write `{example}`"));
+            None
+        }
+    };
+    store(meta, errors, slot, value);
+    Ok(())
+}
+
+/// `complete(arg = path, other = path)`: completion functions by argument name.
+pub(crate) fn completions(
+    meta: &ParseNestedMeta<'_>,
+    errors: &mut Errors,
     into: &mut Vec<(syn::Ident, syn::Path)>,
 ) -> syn::Result<()> {
+    const EXAMPLE: &str = "complete(argument = completion_function)";
+    if !meta.input.peek(syn::token::Paren) {
+        errors.push(meta.error(format!("write `{EXAMPLE}`")));
+        return skip_value(meta);
+    }
     meta.parse_nested_meta(|inner| {
         let Some(name) = inner.path.get_ident().cloned() else {
-            return Err(inner.error("write `complete(argument = completion_function)`"));
+            errors.push(inner.error(format!("name an argument: write `{EXAMPLE}`")));
+            return skip_value(&inner);
         };
-        let function: syn::Path = inner.value()?.parse()?;
-        into.push((name, function));
+        let mut function = None;
+        path(&inner, errors, &mut function, EXAMPLE)?;
+        if let Some(earlier) = into.iter().find(|(earlier, _)| *earlier == name) {
+            errors.error(&name, format!("`{}` has two completion functions: keep one", earlier.0));
+        } else if let Some(function) = function {
+            into.push((name, function));
+        }
         Ok(())
     })
+}
+
+/// The value after `key =`, any expression; without `=`, an error showing `example` (and
+/// `None`).
+fn value(meta: &ParseNestedMeta<'_>, errors: &mut Errors, example: &str) -> syn::Result<Option<Expr>> {
+    if meta.input.peek(syn::Token![=]) {
+        return meta.value()?.parse().map(Some);
+    }
+    errors.push(meta.error(format!("`{}` needs a value: write `{example}`", written(meta))));
+    skip_value(meta)?;
+    Ok(None)
+}
+
+/// The value as a literal `accept` takes; else an error saying it takes `what` and showing
+/// `example` (and `None`).
+fn literal<T>(
+    meta: &ParseNestedMeta<'_>,
+    errors: &mut Errors,
+    example: &str,
+    what: &str,
+    accept: impl FnOnce(&Lit) -> Option<T>,
+) -> syn::Result<Option<T>> {
+    let Some(expr) = value(meta, errors, example)? else { return Ok(None) };
+    let accepted = match &expr {
+        Expr::Lit(ExprLit { lit, .. }) => accept(lit),
+        _ => None,
+    };
+    if accepted.is_none() {
+        errors.error(&expr, format!("`{}` takes {what}: write `{example}`", written(meta)));
+    }
+    Ok(accepted)
+}
+
+/// Consumes what follows an option's key (`= expr` or `(...)`), so the next option can be read.
+fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    if meta.input.peek(syn::Token![=]) {
+        meta.value()?.parse::<Expr>()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let content;
+        syn::parenthesized!(content in meta.input);
+        content.parse::<TokenStream>()?;
+    }
+    Ok(())
+}
+
+/// The key as the user wrote it.
+fn written(meta: &ParseNestedMeta<'_>) -> String {
+    quote::ToTokens::to_token_stream(&meta.path).to_string().replace(' ', "")
 }

@@ -81,7 +81,10 @@ fn check_params(handler: &HandlerFn, kind: Kind, errors: &mut Errors) {
             );
         }
         if let Type::ImplTrait(_) = &param.ty {
-            errors.error(&param.ty, format!("a {noun} parameter needs a concrete type, not `impl Trait`"));
+            errors.error(
+                &param.ty,
+                format!("a {noun} parameter needs a concrete type, not `impl Trait`: name the type the client sends, e.g. `String`"),
+            );
         }
         let wire = param.wire_name();
         if !wire_names.insert(wire.clone()) {

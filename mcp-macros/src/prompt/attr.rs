@@ -1,6 +1,7 @@
 //! The options of `#[mcp_prompt(...)]`.
 
-use crate::handler::options::{CommonOptions, key, parse_completions, parse_options};
+use crate::diagnostics::Errors;
+use crate::handler::options::{CommonOptions, completions, key, parse_options, unknown};
 use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
 
@@ -13,20 +14,21 @@ pub(crate) struct PromptOptions {
 const PROMPT_OPTIONS: &str = "name, title, description, icon, complete";
 
 impl PromptOptions {
-    pub fn parse(attr: TokenStream) -> syn::Result<Self> {
+    /// The options that could be read; their mistakes go to `errors`.
+    pub fn parse(attr: TokenStream, errors: &mut Errors) -> Self {
         let mut options = Self::default();
-        parse_options(attr, |meta| options.parse_one(meta))?;
-        Ok(options)
+        parse_options(attr, errors, |meta, errors| options.parse_one(&meta, errors));
+        options
     }
 
-    fn parse_one(&mut self, meta: ParseNestedMeta<'_>) -> syn::Result<()> {
-        let key = key(&meta, PROMPT_OPTIONS)?;
-        if self.common.parse_one(&key, &meta)? {
+    fn parse_one(&mut self, meta: &ParseNestedMeta<'_>, errors: &mut Errors) -> syn::Result<()> {
+        let key = key(meta, PROMPT_OPTIONS)?;
+        if self.common.parse_one(&key, meta, errors)? {
             return Ok(());
         }
         match key.as_str() {
-            "complete" => parse_completions(&meta, &mut self.complete),
-            other => Err(meta.error(format!("unknown option `{other}`; expected one of: {PROMPT_OPTIONS}"))),
+            "complete" => completions(meta, errors, &mut self.complete),
+            other => unknown(meta, errors, other, "option", PROMPT_OPTIONS),
         }
     }
 }

@@ -15,10 +15,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         Err(error) => return with_item(error, item),
     };
     let mut errors = Errors::default();
-    let options = attr::PromptOptions::parse(attr).unwrap_or_else(|err| {
-        errors.push(err);
-        attr::PromptOptions::default()
-    });
+    let options = attr::PromptOptions::parse(attr, &mut errors);
     let prompt = HandlerFn::parse(function, Kind::Prompt, &mut errors);
     handler::valid::check(&prompt, Kind::Prompt, &mut errors);
     valid::check(&prompt, &options, &mut errors);

@@ -1,6 +1,9 @@
 //! The options of `#[mcp_resource(...)]`.
 
-use crate::handler::options::{CommonOptions, flag, key, parse_completions, parse_options, set};
+use crate::diagnostics::Errors;
+use crate::handler::options::{
+    CommonOptions, completions, flag, integer, key, number, parse_options, path, string, strings, unknown,
+};
 use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
 use syn::{LitFloat, LitInt, LitStr};
@@ -24,38 +27,34 @@ pub(crate) struct ResourceOptions {
 const RESOURCE_OPTIONS: &str = "uri, name, title, description, mime_type, size, audience, priority, last_modified, icon, list, complete, allow_dot_segments, ttl_ms, cache_scope";
 
 impl ResourceOptions {
-    /// The options, and the first error if one stopped the parse (the options before it are
-    /// kept, so their checks still run).
-    pub fn parse(attr: TokenStream) -> (Self, Option<syn::Error>) {
+    /// The options that could be read, their mistakes going to `errors`, and whether every
+    /// option was read (unreadable tokens stop the parse: a `uri` may follow them).
+    pub fn parse(attr: TokenStream, errors: &mut Errors) -> (Self, bool) {
         let mut options = Self::default();
-        let error = parse_options(attr, |meta| options.parse_one(meta)).err();
-        (options, error)
+        let complete = parse_options(attr, errors, |meta, errors| options.parse_one(&meta, errors));
+        (options, complete)
     }
 
-    fn parse_one(&mut self, meta: ParseNestedMeta<'_>) -> syn::Result<()> {
-        let key = key(&meta, RESOURCE_OPTIONS)?;
-        if self.common.parse_one(&key, &meta)? {
+    fn parse_one(&mut self, meta: &ParseNestedMeta<'_>, errors: &mut Errors) -> syn::Result<()> {
+        let key = key(meta, RESOURCE_OPTIONS)?;
+        if self.common.parse_one(&key, meta, errors)? {
             return Ok(());
         }
         match key.as_str() {
-            "uri" => set(&meta, &mut self.uri, meta.value()?.parse()?),
-            "mime_type" => set(&meta, &mut self.mime_type, meta.value()?.parse()?),
-            "size" => set(&meta, &mut self.size, meta.value()?.parse()?),
-            "priority" => set(&meta, &mut self.priority, meta.value()?.parse()?),
-            "last_modified" => set(&meta, &mut self.last_modified, meta.value()?.parse()?),
-            "list" => set(&meta, &mut self.list, meta.value()?.parse()?),
-            "allow_dot_segments" => set(&meta, &mut self.allow_dot_segments, flag(&meta)?),
-            "ttl_ms" => set(&meta, &mut self.ttl_ms, meta.value()?.parse()?),
-            "cache_scope" => set(&meta, &mut self.cache_scope, meta.value()?.parse()?),
-            "audience" => {
-                let value = meta.value()?;
-                let content;
-                syn::bracketed!(content in value);
-                let roles = content.parse_terminated(<LitStr as syn::parse::Parse>::parse, syn::Token![,])?;
-                set(&meta, &mut self.audience, roles.into_iter().collect())
+            "uri" => string(meta, errors, &mut self.uri, "uri = \"docs://readme\""),
+            "mime_type" => string(meta, errors, &mut self.mime_type, "mime_type = \"text/markdown\""),
+            "size" => integer(meta, errors, &mut self.size, "size = 1024"),
+            "audience" => strings(meta, errors, &mut self.audience, "audience = [\"user\", \"assistant\"]"),
+            "priority" => number(meta, errors, &mut self.priority, "priority = 0.8"),
+            "last_modified" => {
+                string(meta, errors, &mut self.last_modified, "last_modified = \"2025-01-12T15:00:58Z\"")
             }
-            "complete" => parse_completions(&meta, &mut self.complete),
-            other => Err(meta.error(format!("unknown option `{other}`; expected one of: {RESOURCE_OPTIONS}"))),
+            "list" => path(meta, errors, &mut self.list, "list = list_notes"),
+            "complete" => completions(meta, errors, &mut self.complete),
+            "allow_dot_segments" => flag(meta, errors, &mut self.allow_dot_segments),
+            "ttl_ms" => integer(meta, errors, &mut self.ttl_ms, "ttl_ms = 60000"),
+            "cache_scope" => string(meta, errors, &mut self.cache_scope, "cache_scope = \"private\""),
+            other => unknown(meta, errors, other, "option", RESOURCE_OPTIONS),
         }
     }
 }

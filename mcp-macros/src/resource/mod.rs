@@ -18,16 +18,12 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         Err(error) => return with_item(error, item),
     };
     let mut errors = Errors::default();
-    let attr_span = proc_macro2::Span::call_site();
-    let (options, options_error) = attr::ResourceOptions::parse(attr);
-    // A bad option hides the ones after it: say nothing of a missing `uri` then.
-    let uri_may_follow = options_error.is_some();
-    errors.extend(options_error);
+    let (options, all_read) = attr::ResourceOptions::parse(attr, &mut errors);
     let resource = HandlerFn::parse(function, Kind::Resource, &mut errors);
     handler::valid::check(&resource, Kind::Resource, &mut errors);
-    if options.uri.is_some() || !uri_may_follow {
-        valid::check(&resource, &options, attr_span, &mut errors);
-    }
+    // Unreadable options hide the ones after them: say nothing of a missing `uri` then.
+    let missing_uri_at = all_read.then(proc_macro2::Span::call_site);
+    valid::check(&resource, &options, missing_uri_at, &mut errors);
     match (errors.finish(), &options.uri) {
         (Ok(()), Some(uri)) => expand::resource(&resource, &options, uri),
         (Err(error), _) => with_item(error, resource.item.into_token_stream()),

@@ -1,9 +1,11 @@
 //! The options of `#[mcp_tool(...)]`.
 
-use crate::handler::options::{CommonOptions, flag, key, parse_options, set};
+use crate::diagnostics::Errors;
+use crate::handler::options::{
+    CommonOptions, flag, integer, key, parse_options, spanned_flag, string, strings, unknown,
+};
 use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
-use syn::spanned::Spanned as _;
 use syn::{LitBool, LitInt, LitStr};
 
 #[derive(Default)]
@@ -25,48 +27,32 @@ pub(crate) struct ToolOptions {
 const TOOL_OPTIONS: &str = "name, title, description, read_only, destructive, idempotent, open_world, confirm, hidden, icon, input_schema, scopes, timeout_ms, blocking";
 
 impl ToolOptions {
-    pub fn parse(attr: TokenStream) -> syn::Result<Self> {
+    /// The options that could be read; their mistakes go to `errors`.
+    pub fn parse(attr: TokenStream, errors: &mut Errors) -> Self {
         let mut options = Self::default();
-        parse_options(attr, |meta| options.parse_one(meta))?;
-        Ok(options)
+        parse_options(attr, errors, |meta, errors| options.parse_one(&meta, errors));
+        options
     }
 
-    fn parse_one(&mut self, meta: ParseNestedMeta<'_>) -> syn::Result<()> {
-        let key = key(&meta, TOOL_OPTIONS)?;
-        if self.common.parse_one(&key, &meta)? {
+    fn parse_one(&mut self, meta: &ParseNestedMeta<'_>, errors: &mut Errors) -> syn::Result<()> {
+        let key = key(meta, TOOL_OPTIONS)?;
+        if self.common.parse_one(&key, meta, errors)? {
             return Ok(());
         }
         match key.as_str() {
-            "input_schema" => set(&meta, &mut self.input_schema, meta.value()?.parse()?),
-            "read_only" => set(&meta, &mut self.read_only, flag(&meta)?),
-            "destructive" => set(&meta, &mut self.destructive, flag(&meta)?),
-            "idempotent" => set(&meta, &mut self.idempotent, flag(&meta)?),
-            "open_world" => set(&meta, &mut self.open_world, flag(&meta)?),
-            "confirm" => set(&meta, &mut self.confirm, flag(&meta)?),
-            "hidden" => set(&meta, &mut self.hidden, flag(&meta)?),
-            "scopes" => set(&meta, &mut self.scopes, scope_list(&meta)?),
-            "blocking" => set(&meta, &mut self.blocking, LitBool::new(flag(&meta)?, meta.path.span())),
-            "timeout_ms" => {
-                let millis: LitInt = meta.value()?.parse()?;
-                if millis.base10_parse::<u64>()? == 0 {
-                    return Err(syn::Error::new(millis.span(), "timeout_ms must be a positive number of milliseconds"));
-                }
-                set(&meta, &mut self.timeout_ms, millis)
+            "input_schema" => {
+                string(meta, errors, &mut self.input_schema, "input_schema = r#\"{\"type\": \"object\"}\"#")
             }
-            other => Err(meta.error(format!("unknown option `{other}`; expected one of: {TOOL_OPTIONS}"))),
+            "read_only" => flag(meta, errors, &mut self.read_only),
+            "destructive" => flag(meta, errors, &mut self.destructive),
+            "idempotent" => flag(meta, errors, &mut self.idempotent),
+            "open_world" => flag(meta, errors, &mut self.open_world),
+            "confirm" => flag(meta, errors, &mut self.confirm),
+            "hidden" => flag(meta, errors, &mut self.hidden),
+            "blocking" => spanned_flag(meta, errors, &mut self.blocking),
+            "scopes" => strings(meta, errors, &mut self.scopes, "scopes = [\"files:write\"]"),
+            "timeout_ms" => integer(meta, errors, &mut self.timeout_ms, "timeout_ms = 5000"),
+            other => unknown(meta, errors, other, "option", TOOL_OPTIONS),
         }
     }
-}
-
-/// `scopes = ["a", "b"]`: an array of string literals.
-fn scope_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
-    let array: syn::ExprArray = meta.value()?.parse()?;
-    array
-        .elems
-        .iter()
-        .map(|element| match element {
-            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(scope), .. }) => Ok(scope.clone()),
-            other => Err(syn::Error::new_spanned(other, "a scope is a string literal: `scopes = [\"files:write\"]`")),
-        })
-        .collect()
 }

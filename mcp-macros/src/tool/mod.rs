@@ -15,10 +15,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         Err(error) => return with_item(error, item),
     };
     let mut errors = Errors::default();
-    let options = attr::ToolOptions::parse(attr).unwrap_or_else(|err| {
-        errors.push(err);
-        attr::ToolOptions::default()
-    });
+    let options = attr::ToolOptions::parse(attr, &mut errors);
     let tool = HandlerFn::parse(function, Kind::Tool, &mut errors);
     handler::valid::check(&tool, Kind::Tool, &mut errors);
     valid::check(&tool, &options, &mut errors);

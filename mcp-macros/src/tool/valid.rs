@@ -12,6 +12,13 @@ pub(crate) fn check(tool: &HandlerFn, options: &ToolOptions, errors: &mut Errors
     for scope in options.scopes.iter().flatten() {
         check_scope(scope, errors);
     }
+    if let Some(timeout) = options.timeout_ms.as_ref().filter(|t| t.base10_digits() == "0") {
+        errors.error(
+            timeout,
+            "a tool cannot have a time limit of 0 ms: give it at least 1, e.g. `timeout_ms = 5000`, or remove \
+             `timeout_ms` to use the server's default (`Server::tool_timeout`)",
+        );
+    }
     if let Some(blocking) = options.blocking.as_ref().filter(|b| b.value && tool.is_async()) {
         errors.error(
             blocking,
@@ -24,8 +31,11 @@ pub(crate) fn check(tool: &HandlerFn, options: &ToolOptions, errors: &mut Errors
 /// An OAuth scope token (RFC 6749 §3.3): printable ASCII without spaces, `"` or a backslash.
 fn check_scope(scope: &syn::LitStr, errors: &mut Errors) {
     let value = scope.value();
-    let valid = !value.is_empty() && value.bytes().all(|b| matches!(b, 0x21 | 0x23..=0x5b | 0x5d..=0x7e));
-    if !valid {
+    if value.is_empty() {
+        return errors
+            .error(scope, "a scope cannot be empty: write one such as `scopes = [\"files:write\"]`, or remove it");
+    }
+    if !value.bytes().all(|b| matches!(b, 0x21 | 0x23..=0x5b | 0x5d..=0x7e)) {
         errors.error(
             scope,
             format!("invalid scope `{value}`: a scope is one token of printable ASCII without spaces, `\"` or `\\`; list several as `scopes = [\"a\", \"b\"]`"),
@@ -58,11 +68,33 @@ fn check_name(tool: &HandlerFn, options: &ToolOptions, errors: &mut Errors) {
 }
 
 fn check_input_schema(schema: &syn::LitStr, errors: &mut Errors) {
+    const EXAMPLE: &str = r##"input_schema = r#"{"type": "object", "properties": {"text": {"type": "string"}}}"#"##;
     match serde_json::from_str::<serde_json::Value>(&schema.value()) {
         Ok(value) if value.get("type").and_then(|t| t.as_str()) == Some("object") => {}
-        Ok(_) => {
-            errors.error(schema, "`input_schema` must be a JSON Schema object with `\"type\": \"object\"` at its root")
+        Ok(value) => {
+            let found = match value.get("type") {
+                Some(found) => format!("this one has `\"type\": {found}`"),
+                None if value.is_object() => "this one has no `type`".to_owned(),
+                None => format!("this one is {}", kind(&value)),
+            };
+            errors.error(
+                schema,
+                format!("a tool's arguments are a JSON object, so `input_schema` needs `\"type\": \"object\"` at its root ({found}): write e.g. `{EXAMPLE}`"),
+            );
         }
-        Err(err) => errors.error(schema, format!("`input_schema` is not valid JSON: {err}")),
+        Err(err) => errors
+            .error(schema, format!("`input_schema` is not valid JSON: {err}; write a JSON Schema, e.g. `{EXAMPLE}`")),
+    }
+}
+
+/// `a string`, `an array`... for messages.
+fn kind(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "`null`",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
     }
 }

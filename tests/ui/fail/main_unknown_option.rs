@@ -1,0 +1,2 @@
+#[mcp_runtime::main(flavor = "current_thread")]
+async fn main() {}

@@ -1,0 +1,4 @@
+#[mcp_runtime::main]
+async fn main(port: u16) {
+    let _ = port;
+}

@@ -1,0 +1,8 @@
+use mcp_runtime::prelude::*;
+
+#[mcp_tool]
+fn show(value: impl std::fmt::Display) -> String {
+    value.to_string()
+}
+
+fn main() {}
