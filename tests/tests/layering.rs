@@ -265,7 +265,6 @@ fn runtime_graph() -> Graph {
 }
 
 #[test]
-#[ignore = "enabled once the runtime's layering refactor lands"]
 fn runtime_files_import_each_other_in_no_loop_over_four() {
     let graph = runtime_graph();
     let cycles = cycles(&graph);

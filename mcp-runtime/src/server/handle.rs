@@ -22,7 +22,10 @@ impl ServerHandle {
     }
 
     fn catalog(&self) -> Result<Arc<Catalog>> {
-        self.running.get().and_then(Weak::upgrade).ok_or_else(|| Error::new(ErrorKind::NotRunning, "the server is not running"))
+        self.running
+            .get()
+            .and_then(Weak::upgrade)
+            .ok_or_else(|| Error::new(ErrorKind::NotRunning, "the server is not running"))
     }
 
     /// Adds tools; fails if one has the name of a tool already offered.
