@@ -119,13 +119,4 @@ mod tests {
         assert_eq!(error.to_string(), "cannot bind the HTTP address");
         assert_eq!(error.source().map(ToString::to_string).as_deref(), Some("address in use"));
     }
-
-    #[test]
-    fn the_runtime_reports_its_configuration_errors_by_kind() {
-        let error = crate::Server::new("x", "1").max_message_size(0).build().err().expect("refused");
-        assert_eq!(error.kind(), ErrorKind::Config);
-        let handle = crate::Server::new("x", "1").handle();
-        let error = handle.add_tools(crate::ToolSet::default()).expect_err("not running");
-        assert_eq!(error.kind(), ErrorKind::NotRunning);
-    }
 }

@@ -305,3 +305,17 @@ impl Server {
         Ok(Arc::new(ServerCore { settings, catalog }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_runtime_reports_its_configuration_errors_by_kind() {
+        let error = Server::new("x", "1").max_message_size(0).build().err().expect("refused");
+        assert_eq!(error.kind(), ErrorKind::Config);
+        let handle = Server::new("x", "1").handle();
+        let error = handle.add_tools(ToolSet::default()).expect_err("not running");
+        assert_eq!(error.kind(), ErrorKind::NotRunning);
+    }
+}

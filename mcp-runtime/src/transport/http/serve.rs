@@ -119,21 +119,7 @@ async fn sweep_idle_sessions(inner: std::sync::Weak<super::service::Inner>) {
     else {
         return;
     };
-    every(interval, inner, |inner| inner.sessions.sweep()).await;
-}
-
-/// Runs `tick` on `target` every `interval` (the first time one interval from now), until
-/// `target` is dropped.
-pub(super) async fn every<T>(interval: Duration, target: std::sync::Weak<T>, tick: impl Fn(&T)) {
-    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        ticks.tick().await;
-        match target.upgrade() {
-            Some(target) => tick(&target),
-            None => return,
-        }
-    }
+    super::sse::every(interval, inner, |inner| inner.sessions.sweep()).await;
 }
 
 /// [`Server::serve_http`](crate::Server::serve_http) and friends: binds, serves, stops.
