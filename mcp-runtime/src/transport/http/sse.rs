@@ -344,6 +344,20 @@ impl Drop for Reader {
     }
 }
 
+/// Runs `tick` on `target` every `interval` (the first time one interval from now), until
+/// `target` is dropped.
+pub(super) async fn every<T>(interval: Duration, target: std::sync::Weak<T>, tick: impl Fn(&T)) {
+    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        match target.upgrade() {
+            Some(target) => tick(&target),
+            None => return,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -433,19 +447,5 @@ mod tests {
         assert_eq!(text(&fresh.next().await.unwrap()), "id: 1-2\ndata: c\n\n");
         assert_eq!(text(&fresh.next().await.unwrap()), "id: 1-3\ndata: d\n\n");
         assert_eq!(fresh.next().await, None);
-    }
-}
-
-/// Runs `tick` on `target` every `interval` (the first time one interval from now), until
-/// `target` is dropped.
-pub(super) async fn every<T>(interval: Duration, target: std::sync::Weak<T>, tick: impl Fn(&T)) {
-    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        ticks.tick().await;
-        match target.upgrade() {
-            Some(target) => tick(&target),
-            None => return,
-        }
     }
 }
