@@ -25,14 +25,14 @@ pub(crate) fn binding(index: usize) -> syn::Ident {
     format_ident!("__mcp_arg{index}")
 }
 
-/// Binds every injected parameter from `context`; on failure, returns `on_error(error)` where
+/// Binds every injected parameter from `__mcp_context`; on failure, returns `on_error(error)` where
 /// `error` is the `CallToolResult` the extractor produced.
 pub(crate) fn extract_injected(handler: &HandlerFn, on_error: impl Fn(TokenStream) -> TokenStream) -> TokenStream {
     let lines = handler.params.iter().enumerate().filter(|(_, p)| p.injected).map(|(i, param)| {
         let (binding, ty) = (binding(i), &param.ty);
         let fail = on_error(quote!(error));
         quote_spanned! {ty.span()=>
-            let #binding = match <#ty as ::mcp_runtime::FromContext>::from_context(&context) {
+            let #binding = match <#ty as ::mcp_runtime::FromContext>::from_context(&__mcp_context) {
                 ::core::result::Result::Ok(value) => value,
                 ::core::result::Result::Err(error) => return #fail,
             };
@@ -166,13 +166,13 @@ pub(crate) fn completions(completions: &[(syn::Ident, syn::Path)]) -> TokenStrea
         let name = name.to_string();
         quote_spanned! {function.span()=>
             (#name, {
-                fn complete(
-                    request: ::mcp_runtime::CompletionRequest,
-                    context: ::mcp_runtime::Context,
+                fn __mcp_complete(
+                    __mcp_request: ::mcp_runtime::CompletionRequest,
+                    __mcp_context: ::mcp_runtime::Context,
                 ) -> ::mcp_runtime::__private::BoxFuture<'static, ::mcp_runtime::Completion> {
-                    ::mcp_runtime::__private::run_completer(#function, request, context)
+                    ::mcp_runtime::__private::run_completer(#function, __mcp_request, __mcp_context)
                 }
-                complete as ::mcp_runtime::__private::CompleteFn
+                __mcp_complete as ::mcp_runtime::__private::CompleteFn
             })
         }
     });

@@ -24,7 +24,7 @@ pub(crate) fn prompt(prompt: &HandlerFn, options: &PromptOptions) -> TokenStream
         }
     });
     let (output_ty, output_span) = expand::output(prompt);
-    let bind = expand::bind_text_arguments(prompt, &quote!(arguments));
+    let bind = expand::bind_text_arguments(prompt, &quote!(__mcp_arguments));
     let extract = expand::extract_injected(
         prompt,
         |error| quote!(::core::result::Result::Err(::mcp_runtime::__private::injection_failed(#error))),
@@ -45,9 +45,9 @@ pub(crate) fn prompt(prompt: &HandlerFn, options: &PromptOptions) -> TokenStream
                 const NAME: &'static str = #name;
 
                 fn descriptor() -> ::mcp_runtime::__private::PromptDescriptor {
-                    fn get(
-                        arguments: ::std::collections::HashMap<::std::string::String, ::std::string::String>,
-                        context: ::mcp_runtime::Context,
+                    fn __mcp_get(
+                        __mcp_arguments: ::std::collections::HashMap<::std::string::String, ::std::string::String>,
+                        __mcp_context: ::mcp_runtime::Context,
                     ) -> ::mcp_runtime::__private::BoxFuture<'static, ::core::result::Result<::mcp_runtime::GetPromptResult, ::mcp_runtime::ErrorObject>> {
                         ::std::boxed::Box::pin(async move {
                             #bind
@@ -62,7 +62,7 @@ pub(crate) fn prompt(prompt: &HandlerFn, options: &PromptOptions) -> TokenStream
                         description: #description,
                         icons: #icons,
                         arguments: ARGUMENTS,
-                        get,
+                        get: __mcp_get,
                         complete: #complete,
                     }
                 }

@@ -17,14 +17,14 @@ pub(crate) fn resource(resource: &HandlerFn, options: &ResourceOptions, uri: &Li
     let mime_type = option(options.mime_type.as_ref());
     let size = option(options.size.as_ref().map(|s| quote!(#s as u64)));
     let (output_ty, output_span) = expand::output(resource);
-    let bind = expand::bind_text_arguments(resource, &quote!(request.variables));
+    let bind = expand::bind_text_arguments(resource, &quote!(__mcp_request.variables));
     let extract = expand::extract_injected(
         resource,
         |error| quote!(::core::result::Result::Err(::mcp_runtime::__private::injection_failed(#error))),
     );
     let call = expand::call(resource);
     let read_result = quote_spanned! {output_span=>
-        ::mcp_runtime::__private::read_result::<#output_ty>(#call, &request.uri, #mime_type, &context)
+        ::mcp_runtime::__private::read_result::<#output_ty>(#call, &__mcp_request.uri, #mime_type, &__mcp_context)
     };
     let annotations = annotations(options);
     let icons = expand::icons(&options.common.icons);
@@ -34,12 +34,12 @@ pub(crate) fn resource(resource: &HandlerFn, options: &ResourceOptions, uri: &Li
     let list = match &options.list {
         Some(function) => quote! {
             ::core::option::Option::Some({
-                fn list(
-                    context: ::mcp_runtime::Context,
+                fn __mcp_list(
+                    __mcp_context: ::mcp_runtime::Context,
                 ) -> ::mcp_runtime::__private::BoxFuture<'static, ::core::result::Result<::std::vec::Vec<::mcp_runtime::ResourceEntry>, ::mcp_runtime::ErrorObject>> {
-                    ::mcp_runtime::__private::run_lister(#function, context)
+                    ::mcp_runtime::__private::run_lister(#function, __mcp_context)
                 }
-                list as ::mcp_runtime::__private::ListFn
+                __mcp_list as ::mcp_runtime::__private::ListFn
             })
         },
         None => quote!(::core::option::Option::None),
@@ -57,9 +57,9 @@ pub(crate) fn resource(resource: &HandlerFn, options: &ResourceOptions, uri: &Li
                 const URI: &'static str = #uri;
 
                 fn descriptor() -> ::mcp_runtime::__private::ResourceDescriptor {
-                    fn read(
-                        request: ::mcp_runtime::__private::ResourceRequest,
-                        context: ::mcp_runtime::Context,
+                    fn __mcp_read(
+                        __mcp_request: ::mcp_runtime::__private::ResourceRequest,
+                        __mcp_context: ::mcp_runtime::Context,
                     ) -> ::mcp_runtime::__private::BoxFuture<'static, ::core::result::Result<::mcp_runtime::ReadResourceResult, ::mcp_runtime::ErrorObject>> {
                         ::std::boxed::Box::pin(async move {
                             #bind
@@ -79,7 +79,7 @@ pub(crate) fn resource(resource: &HandlerFn, options: &ResourceOptions, uri: &Li
                         allow_dot_segments: #allow_dot_segments,
                         ttl_ms: #ttl_ms,
                         cache_scope: #cache_scope,
-                        read,
+                        read: __mcp_read,
                         list: #list,
                         complete: #complete,
                     }

@@ -94,13 +94,13 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
                 const NAME: &'static str = #name;
 
                 fn descriptor() -> ::mcp_runtime::__private::ToolDescriptor {
-                    fn call(
-                        arguments: ::core::option::Option<&::mcp_runtime::__private::serde_json::value::RawValue>,
-                        context: &::mcp_runtime::Context,
+                    fn __mcp_call(
+                        __mcp_arguments: ::core::option::Option<&::mcp_runtime::__private::serde_json::value::RawValue>,
+                        __mcp_context: &::mcp_runtime::Context,
                     ) -> ::mcp_runtime::__private::ToolCall {
                         let __McpArguments { #(#field_bindings,)* } =
-                            match ::mcp_runtime::__private::parse_arguments::<__McpArguments>(#name, arguments) {
-                                ::core::result::Result::Ok(arguments) => arguments,
+                            match ::mcp_runtime::__private::parse_arguments::<__McpArguments>(#name, __mcp_arguments) {
+                                ::core::result::Result::Ok(__mcp_parsed) => __mcp_parsed,
                                 ::core::result::Result::Err(error) => {
                                     return ::mcp_runtime::__private::ToolCall::Finished(error);
                                 }
@@ -120,7 +120,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
                         timeout: #timeout,
                         input_schema: #input_schema,
                         output_schema: #output_trait::output_schema,
-                        call,
+                        call: __mcp_call,
                     }
                 }
             }

@@ -5,9 +5,9 @@ use serde_json::{Map, Value};
 use std::future::Future;
 use std::sync::Arc;
 
-/// Who made a request: the identity a [`TokenVerifier`] established from its bearer token.
+/// Who made a request: the identity a [`TokenVerifier`](super::TokenVerifier) established from its bearer token.
 ///
-/// Take it as a handler parameter; like [`Context`] it is injected and never part of the
+/// Take it as a handler parameter; like [`Context`](crate::Context) it is injected and never part of the
 /// tool's input schema. `AuthInfo` requires a verified caller (a call without one gets an error
 /// result, e.g. over stdio or on an HTTP server without auth); `Option<AuthInfo>` is `None`
 /// there instead.

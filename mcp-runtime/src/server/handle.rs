@@ -9,7 +9,7 @@ use crate::tool::ToolSet;
 use std::sync::{Arc, OnceLock, Weak};
 
 /// Changes what a running server offers; every connected client gets a `list_changed`
-/// notification. Get one from [`Server::handle`] before serving, or from a [`Context`](crate::Context).
+/// notification. Get one from [`Server::handle`](super::Server::handle) before serving, or from a [`Context`](crate::Context).
 #[derive(Clone)]
 pub struct ServerHandle {
     /// Set when the server is built; weak, so a handle kept elsewhere does not keep it alive.
