@@ -82,26 +82,23 @@ pub(crate) fn expand(input: TokenStream, list: &List) -> TokenStream {
         }
     }
 
-    let names: Vec<TokenStream> = paths
-        .iter()
-        .map(|path| quote_spanned!(path.span()=> <#path as ::mcp_runtime::__private::#def_trait>::#key))
-        .collect();
+    // One array of the wire names, and per entry a check of its index against the entries
+    // before it: tokens linear in the entries (a comparison per pair was quadratic), and an
+    // error on the entry that repeats a name.
+    let names =
+        paths.iter().map(|path| quote_spanned!(path.span()=> <#path as ::mcp_runtime::__private::#def_trait>::#key));
+    let count = paths.len();
     let checks = paths.iter().enumerate().skip(1).filter(|(index, _)| !written[..*index].contains(&written[*index])).map(
         |(index, path)| {
-            let name = &names[index];
-            let against = (0..index).map(|earlier| {
-                let message = format!(
-                    "duplicate {noun} {key_noun}: `{}` has the same {key_noun} as `{}` listed before it in `{macro_name}![...]`; give one of them a different `{key_option}`",
-                    written[index], written[earlier],
-                );
-                let earlier_name = &names[earlier];
-                quote_spanned! {path.span()=>
-                    if ::mcp_runtime::__private::str_eq(#name, #earlier_name) {
-                        ::core::panic!(#message)
-                    }
-                }
-            });
-            quote_spanned!(path.span()=> const _: () = { #(#against)* };)
+            let message = format!(
+                "duplicate {noun} {key_noun}: `{}` has the same {key_noun} as a {noun} listed before it in `{macro_name}![...]`; give one of them a different `{key_option}`",
+                written[index],
+            );
+            quote_spanned! {path.span()=>
+                const _: () = if ::mcp_runtime::__private::repeats_earlier(&__MCP_NAMES, #index) {
+                    ::core::panic!(#message)
+                };
+            }
         },
     );
     let descriptors = paths
@@ -110,6 +107,7 @@ pub(crate) fn expand(input: TokenStream, list: &List) -> TokenStream {
     let errors = errors.finish().err().map(|error| error.to_compile_error());
     quote! {{
         #errors
+        const __MCP_NAMES: [&str; #count] = [#(#names),*];
         #(#checks)*
         ::mcp_runtime::#set::from_descriptors(::std::vec![#(#descriptors),*])
     }}

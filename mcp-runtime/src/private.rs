@@ -74,8 +74,20 @@ pub async fn run_blocking<R: Send + 'static>(function: impl FnOnce() -> R + Send
 /// Fails to compile, on the parameter's type, when it cannot be a tool argument.
 pub fn assert_tool_parameter<T: ToolParameter>() {}
 
-/// Compares two names in a `const` context, for the duplicate-name check of `tools![...]`.
-pub const fn str_eq(a: &str, b: &str) -> bool {
+/// Whether `names[index]` equals a name before it, in a `const` context: the duplicate check of
+/// `tools![...]`, `resources![...]` and `prompts![...]`.
+pub const fn repeats_earlier(names: &[&str], index: usize) -> bool {
+    let mut earlier = 0;
+    while earlier < index {
+        if str_eq(names[earlier], names[index]) {
+            return true;
+        }
+        earlier += 1;
+    }
+    false
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;
