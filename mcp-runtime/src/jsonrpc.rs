@@ -64,6 +64,16 @@ impl<'de> Deserialize<'de> for RequestId {
     }
 }
 
+/// A parse error's text without its position (" at line 1 column 9"), which means nothing to
+/// the client.
+pub(crate) fn without_position(err: &serde_json::Error) -> String {
+    let text = err.to_string();
+    match text.rfind(" at line ") {
+        Some(at) if err.line() > 0 => text[..at].to_owned(),
+        _ => text,
+    }
+}
+
 /// A JSON-RPC error object.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct ErrorObject {

@@ -3,7 +3,7 @@
 //! members that decide where a request goes (its method, `name` or `uri`, `_meta`) are read
 //! here and nowhere else, so two layers can never read the same bytes two ways.
 
-use crate::jsonrpc::{self, ErrorObject, Incoming, Rejected, RequestId};
+use crate::jsonrpc::{self, ErrorObject, Incoming, Rejected, RequestId, without_position};
 use crate::protocol::{Method, Target, meta_key};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -136,13 +136,6 @@ fn text<'a>(raw: &'a RawValue, member: &str) -> Result<Cow<'a, str>, ErrorObject
 
 fn invalid_params(err: &serde_json::Error) -> ErrorObject {
     ErrorObject::invalid_params(format!("Invalid params: {}", without_position(err)))
-}
-
-/// An error's text without its position (" at line 1 column 9"), which means nothing to the
-/// client.
-fn without_position(err: &serde_json::Error) -> String {
-    let text = err.to_string();
-    text.rfind(" at line ").map_or(text.clone(), |at| text[..at].to_owned())
 }
 
 /// `params.contains(PROTOCOL_VERSION)` with a searcher built once, not for every request

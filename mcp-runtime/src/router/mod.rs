@@ -10,7 +10,7 @@ mod tools;
 pub(crate) use lifecycle::{capabilities, initialize};
 
 use crate::context::Context;
-use crate::jsonrpc::{ErrorObject, Serialized, code};
+use crate::jsonrpc::{ErrorObject, Serialized, code, without_position};
 use crate::message::Request;
 use crate::protocol::{Method, ProtocolVersion};
 use crate::registry::Registry;
@@ -137,12 +137,7 @@ pub(crate) fn parse_params<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>)
     serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(json)).map_err(|err| {
         let path = err.path().to_string();
         let inner = err.into_inner();
-        let text = inner.to_string();
-        // The position (" at line 1 column 9") means nothing to the client.
-        let problem = match text.rfind(" at line ") {
-            Some(at) if inner.line() > 0 => &text[..at],
-            _ => &text,
-        };
+        let problem = without_position(&inner);
         match path.as_str() {
             "." => ErrorObject::invalid_params(format!("Invalid params: {problem}")),
             path => ErrorObject::invalid_params(format!("Invalid params: `{path}`: {problem}")),

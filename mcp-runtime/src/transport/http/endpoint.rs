@@ -63,7 +63,7 @@ impl Inner {
     {
         let stateless_client = names_stateless_version(&parts.headers);
         match parts.method {
-            Method::POST => self.post(&parts.headers, body).await,
+            Method::POST => self.post(&parts.headers, body, stateless_client).await,
             Method::GET | Method::DELETE if stateless_client => {
                 let message = "Method Not Allowed: 2026-07-28 clients only POST to the MCP endpoint";
                 let mut answer = body::error(StatusCode::METHOD_NOT_ALLOWED, code::BAD_REQUEST, message);
@@ -107,7 +107,8 @@ impl Inner {
         Ok(session)
     }
 
-    async fn post<B>(&self, headers: &HeaderMap, body: B) -> Answer
+    /// `stateless_client`: the headers name a 2026-07-28 version.
+    async fn post<B>(&self, headers: &HeaderMap, body: B, stateless_client: bool) -> Answer
     where
         B: Body + Send + 'static,
         B::Data: Send,
@@ -143,13 +144,12 @@ impl Inner {
             Err(rejected) => {
                 // A session's request whose params do not fit is answered as the engine answers
                 // one (200); a malformed message, and any error of a stateless client, is a 400.
-                let fits_a_session =
-                    rejected.error.code == jsonrpc::code::INVALID_PARAMS && !names_stateless_version(headers);
+                let fits_a_session = rejected.error.code == jsonrpc::code::INVALID_PARAMS && !stateless_client;
                 let status = if fits_a_session { StatusCode::OK } else { StatusCode::BAD_REQUEST };
                 return body::json(status, encode_rejected(&rejected).bytes);
             }
         };
-        let is_request = match self.admit(headers, &message) {
+        let is_request = match self.admit(headers, &message, stateless_client) {
             Route::Refused(refusal) => return refusal,
             Route::Stateless => return stateless::post(&self.core, message, accepts).await,
             Route::Initialize => return self.initialize(message, accepts).await,

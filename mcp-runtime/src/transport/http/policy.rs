@@ -4,7 +4,7 @@
 //! which era serves it.
 
 use super::body::{self, Answer};
-use super::headers::{PROTOCOL_VERSION, SESSION_ID, header, names_stateless_version};
+use super::headers::{PROTOCOL_VERSION, SESSION_ID, header};
 use super::service::Inner;
 use crate::engine::encode_rejected;
 use crate::jsonrpc::{ErrorObject, Rejected};
@@ -31,8 +31,9 @@ pub(super) enum Route {
 }
 
 impl Inner {
-    /// The route of a decoded message, or the answer that refuses it.
-    pub(super) fn admit(&self, headers: &HeaderMap, message: &Message<'_>) -> Route {
+    /// The route of a decoded message, or the answer that refuses it. `stateless_client`: the
+    /// headers name a 2026-07-28 version.
+    pub(super) fn admit(&self, headers: &HeaderMap, message: &Message<'_>, stateless_client: bool) -> Route {
         let request = match message {
             Message::Request(request) => Some(request),
             Message::Notification { .. } | Message::Response { .. } => None,
@@ -43,8 +44,7 @@ impl Inner {
         }
         let has_session = header(headers, SESSION_ID).is_some();
         // The header decides for a 2026-07-28 client; without a session, the body may say so.
-        let stateless =
-            names_stateless_version(headers) || (!has_session && request.is_some_and(Request::is_stateless));
+        let stateless = stateless_client || (!has_session && request.is_some_and(Request::is_stateless));
         if stateless {
             if let Some(mismatch) = request.and_then(|request| header_mismatch(headers, request)) {
                 let rejected =
