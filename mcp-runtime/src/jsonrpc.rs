@@ -68,10 +68,11 @@ impl<'de> Deserialize<'de> for RequestId {
 /// the client.
 pub(crate) fn without_position(err: &serde_json::Error) -> String {
     let text = err.to_string();
-    match text.rfind(" at line ") {
-        Some(at) if err.line() > 0 => text[..at].to_owned(),
-        _ => text,
-    }
+    let text = match text.rfind(" at line ") {
+        Some(at) if err.line() > 0 => &text[..at],
+        _ => &text,
+    };
+    crate::clip::clip_problem(text).to_string()
 }
 
 /// A JSON-RPC error object.

@@ -27,6 +27,7 @@
 #[cfg(feature = "auth")]
 pub mod auth;
 mod client;
+mod clip;
 mod completion;
 mod content;
 mod context;

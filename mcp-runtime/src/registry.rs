@@ -2,6 +2,7 @@
 //! immutable snapshots. List pages are serialized when a snapshot is built and sent as raw JSON;
 //! a change (a tool added at run time) builds a new snapshot and tells every session.
 
+use crate::clip::clip;
 use crate::error::{Error, ErrorKind};
 use crate::jsonrpc::ErrorObject;
 use crate::prompt::PromptDescriptor;
@@ -106,11 +107,9 @@ impl<T: Clone> Listing<T> {
     pub fn page(&self, cursor: Option<&str>) -> Result<&RawValue, ErrorObject> {
         let index = match cursor {
             None => 0,
-            Some(cursor) => cursor
-                .parse::<usize>()
-                .ok()
-                .filter(|&i| i < self.pages.len())
-                .ok_or_else(|| ErrorObject::invalid_params(format!("invalid cursor: {cursor:?}")))?,
+            Some(cursor) => cursor.parse::<usize>().ok().filter(|&i| i < self.pages.len()).ok_or_else(|| {
+                ErrorObject::invalid_params(format!("invalid cursor: {:?}", clip(cursor).to_string()))
+            })?,
         };
         Ok(&self.pages[index])
     }

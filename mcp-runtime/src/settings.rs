@@ -7,7 +7,9 @@
 
 use crate::protocol::Implementation;
 use crate::protocol::request_state::StateKey;
+use crate::session::budget::Pool;
 use crate::type_map::TypeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 pub(crate) struct Settings {
@@ -22,6 +24,11 @@ pub(crate) struct Settings {
     pub confirmation_fallback: ConfirmationFallback,
     pub request_state_key: StateKey,
     pub cache_ttl: Duration,
+    /// What one session may keep for its client (`Server::max_session_bytes`).
+    pub max_session_bytes: usize,
+    /// What every session together may keep (`Server::max_retained_bytes`): the one piece of
+    /// shared, changing state here, a counter.
+    pub retained: Arc<Pool>,
 }
 
 /// What to do with a `confirm` tool when the client cannot ask the user (no elicitation).

@@ -130,3 +130,11 @@ impl Spec {
 
 /// How long tests wait for a server before failing.
 pub const TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Resident memory of a process, in MiB (from `/proc/<pid>/status`).
+pub fn rss_mib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("read /proc/<pid>/status");
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).expect("a VmRSS line");
+    let kib: u64 = line.split_whitespace().nth(1).and_then(|n| n.parse().ok()).expect("VmRSS in kB");
+    kib / 1024
+}

@@ -2,8 +2,8 @@
 //! wedges the server. Each test sends something hostile to the `robust-server` binary
 //! (`mcp_tests::robust`), checks the answer, then checks that the server still serves.
 
-use mcp_tests::StdioServer;
 use mcp_tests::robust::{HANG_TIMEOUT_MS, TOOL_TIMEOUT, nested_arrays};
+use mcp_tests::{StdioServer, rss_mib};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -312,14 +312,6 @@ async fn tools_that_never_return_time_out() {
     let elapsed = start.elapsed();
     assert!(elapsed >= TOOL_TIMEOUT && elapsed < TOOL_TIMEOUT * 3, "{elapsed:?}");
     assert_still_serves(server).await;
-}
-
-/// Resident memory of a process, in MiB.
-fn rss_mib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("read /proc/<pid>/status");
-    let line = status.lines().find(|l| l.starts_with("VmRSS:")).expect("a VmRSS line");
-    let kib: u64 = line.split_whitespace().nth(1).and_then(|n| n.parse().ok()).expect("VmRSS in kB");
-    kib / 1024
 }
 
 #[tokio::test]

@@ -10,6 +10,7 @@
 
 mod stateless;
 
+use crate::clip::clip;
 use crate::context::{CURRENT, Context};
 use crate::core::ServerCore;
 use crate::jsonrpc::{self, ErrorObject, Rejected, RequestId, code};
@@ -89,6 +90,13 @@ impl Connection {
         let (unsolicited, _) = tokio::sync::mpsc::channel(1);
         let session = Arc::new(Session::new(Arc::clone(&server.settings), unsolicited));
         Self { core: server, session, announcer: None, stateless_only: true, serial: false }
+    }
+
+    /// The session's byte budget, for what the transport keeps for the client (HTTP's replay
+    /// buffers).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub fn budget(&self) -> &Arc<crate::session::budget::Budget> {
+        &self.session.budget
     }
 
     /// Lets the transport close a request's stream early when a handler asks
@@ -271,7 +279,7 @@ impl Connection {
 fn id_in_use(id: &RequestId) -> Received {
     let error = ErrorObject::new(
         code::INVALID_REQUEST,
-        format!("Invalid Request: request id {id} is already in use by a request in flight"),
+        format!("Invalid Request: request id {} is already in use by a request in flight", clip(&id.to_string())),
     );
     Received::Answer(encode_answer(id, Err(error)))
 }

@@ -8,6 +8,7 @@ pub(crate) mod request_state;
 pub(crate) use meta::{RequestMeta, meta_key};
 pub(crate) use method::{Method, Target};
 
+use crate::clip::clip;
 use crate::jsonrpc::ErrorObject;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -79,7 +80,11 @@ impl ProtocolVersion {
 /// to 2025-11-25, -32602 from 2026-07-28. Kept here so each version's code lives in one place.
 pub(crate) fn resource_not_found(uri: &str, version: Option<ProtocolVersion>) -> ErrorObject {
     let code = if version.is_some_and(ProtocolVersion::is_stateless) { -32602 } else { -32002 };
-    ErrorObject { code, message: "Resource not found".into(), data: Some(serde_json::json!({ "uri": uri })) }
+    ErrorObject {
+        code,
+        message: "Resource not found".into(),
+        data: Some(serde_json::json!({ "uri": clip(uri).to_string() })),
+    }
 }
 
 /// `initialize` request parameters (the parts the server uses).

@@ -2,6 +2,7 @@
 //! template variable; none means no suggestions.
 
 use super::{Handler, PanicAnswer, Route, Task, parse_params, to_raw};
+use crate::clip::clip;
 use crate::completion::{Completion, CompletionRequest};
 use crate::jsonrpc::ErrorObject;
 use crate::registry::Registry;
@@ -48,11 +49,16 @@ pub(crate) fn complete(registry: &Registry, params: Option<&RawValue>) -> Route<
     let completers = match &params.reference {
         Reference::Prompt { name } => match registry.prompts.get(name) {
             Some(prompt) => &prompt.complete,
-            None => return Route::Reply(Err(ErrorObject::invalid_params(format!("Unknown prompt: {name}")))),
+            None => return Route::Reply(Err(ErrorObject::invalid_params(format!("Unknown prompt: {}", clip(name))))),
         },
         Reference::Resource { uri } => match registry.templates.get(uri) {
             Some(template) => &template.descriptor.complete,
-            None => return Route::Reply(Err(ErrorObject::invalid_params(format!("Unknown resource template: {uri}")))),
+            None => {
+                return Route::Reply(Err(ErrorObject::invalid_params(format!(
+                    "Unknown resource template: {}",
+                    clip(uri)
+                ))));
+            }
         },
     };
     let completer = completers.iter().find(|(name, _)| *name == params.argument.name).map(|(_, f)| *f);

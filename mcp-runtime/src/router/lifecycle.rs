@@ -6,10 +6,15 @@ use crate::jsonrpc::{ErrorObject, code};
 use crate::logging::LoggingLevel;
 use crate::protocol::{InitializeParams, InitializeResult, ProtocolVersion};
 use crate::registry::Registry;
+use crate::session::budget::{Refusal, members_bytes};
 use crate::session::{ClientState, Session};
 use serde::Deserialize;
 use serde_json::json;
 use serde_json::value::RawValue;
+
+/// The most a client's `capabilities` and `clientInfo` may take, as the budget counts them:
+/// real ones take a few hundred bytes, and a session keeps them for its whole life.
+const MAX_CLIENT_DESCRIPTION: usize = 64 * 1024;
 
 pub(crate) fn initialize(
     server: &ServerCore,
@@ -18,9 +23,27 @@ pub(crate) fn initialize(
 ) -> Result<Reply<'static>, ErrorObject> {
     let params: InitializeParams = parse_params(params)?;
     let version = ProtocolVersion::negotiate(&params.protocol_version);
+    if session.client().is_some() {
+        return Err(already_initialized());
+    }
+    // The session keeps what the client says about itself: it counts against its budget.
+    let info_bytes = params
+        .client_info
+        .as_ref()
+        .map_or(0, |info| info.name.len() + info.version.len() + info.title.as_ref().map_or(0, String::len));
+    let bytes = members_bytes(&params.capabilities) + info_bytes;
+    if bytes > MAX_CLIENT_DESCRIPTION {
+        return Err(ErrorObject::invalid_params(format!(
+            "Invalid params: `capabilities` and `clientInfo` take {bytes} bytes; this server keeps at most {MAX_CLIENT_DESCRIPTION}"
+        )));
+    }
+    if let Err(refusal) = session.budget.try_reserve(bytes) {
+        return Err(too_much_to_keep(refusal, bytes, session.budget.limit()));
+    }
     let client = ClientState { version, info: params.client_info, capabilities: params.capabilities };
     if !session.set_client(client) {
-        return Err(ErrorObject::new(code::INVALID_REQUEST, "Invalid Request: the session is already initialized"));
+        session.budget.release(bytes);
+        return Err(already_initialized());
     }
     let result = InitializeResult {
         protocol_version: version.as_str(),
@@ -29,6 +52,24 @@ pub(crate) fn initialize(
         instructions: server.settings.instructions.as_deref(),
     };
     to_raw(&result).map(Reply::Serialized)
+}
+
+fn already_initialized() -> ErrorObject {
+    ErrorObject::new(code::INVALID_REQUEST, "Invalid Request: the session is already initialized")
+}
+
+/// The error for a client that would make its session (or every session together) keep more
+/// than the server allows.
+pub(crate) fn too_much_to_keep(refusal: Refusal, bytes: usize, session_limit: usize) -> ErrorObject {
+    match refusal {
+        Refusal::Session => ErrorObject::invalid_params(format!(
+            "Invalid params: this would keep {bytes} more bytes for the session, past its limit of {session_limit}"
+        )),
+        Refusal::Server => ErrorObject::new(
+            code::INTERNAL_ERROR,
+            "Server busy: the memory it keeps for its clients is in use; try again later",
+        ),
+    }
 }
 
 /// Capabilities follow from what is registered: nothing to declare twice.

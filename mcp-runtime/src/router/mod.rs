@@ -9,6 +9,7 @@ mod tools;
 
 pub(crate) use lifecycle::{capabilities, initialize};
 
+use crate::clip::clip;
 use crate::context::Context;
 use crate::jsonrpc::{ErrorObject, Serialized, code, without_position};
 use crate::message::Request;
@@ -38,7 +39,7 @@ impl Reply<'_> {
     }
 
     pub fn method_not_found(method: &str) -> Result<Self, ErrorObject> {
-        Err(ErrorObject::new(code::METHOD_NOT_FOUND, format!("Method not found: {method}")))
+        Err(ErrorObject::new(code::METHOD_NOT_FOUND, format!("Method not found: {}", clip(method))))
     }
 }
 
@@ -135,7 +136,7 @@ pub(crate) fn parse_params<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>)
         return Ok(params);
     }
     serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_str(json)).map_err(|err| {
-        let path = err.path().to_string();
+        let path = clip(&err.path().to_string()).to_string();
         let inner = err.into_inner();
         let problem = without_position(&inner);
         match path.as_str() {
@@ -195,8 +196,8 @@ pub(crate) fn route<'a>(
             Err(error) => Route::Reply(Err(error)),
         },
         Method::ResourcesRead => resources::read(registry, version, request),
-        Method::ResourcesSubscribe => resources::subscribe(session, request, true).into(),
-        Method::ResourcesUnsubscribe => resources::subscribe(session, request, false).into(),
+        Method::ResourcesSubscribe => resources::subscribe(registry, session, request, true).into(),
+        Method::ResourcesUnsubscribe => resources::subscribe(registry, session, request, false).into(),
         Method::PromptsList => match cursor(params) {
             Ok(cursor) => page(registry.prompts.page(cursor.as_deref())),
             Err(error) => Route::Reply(Err(error)),

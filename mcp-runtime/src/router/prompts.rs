@@ -1,6 +1,7 @@
 //! `prompts/get`.
 
 use super::{Handler, PanicAnswer, Route, Task, parse_params, to_raw};
+use crate::clip::clip;
 use crate::jsonrpc::ErrorObject;
 use crate::message::Request;
 use crate::registry::Registry;
@@ -8,8 +9,10 @@ use std::collections::HashMap;
 
 pub(crate) fn get(registry: &Registry, request: &Request<'_>) -> Route<'static> {
     let parsed = request.required_target().and_then(|name| {
-        let prompt =
-            registry.prompts.get(name).ok_or_else(|| ErrorObject::invalid_params(format!("Unknown prompt: {name}")))?;
+        let prompt = registry
+            .prompts
+            .get(name)
+            .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown prompt: {}", clip(name))))?;
         let arguments: HashMap<String, String> = match request.arguments {
             Some(arguments) => parse_params(Some(arguments))
                 .map_err(|error| ErrorObject::invalid_params(format!("{} (in `arguments`)", error.message)))?,

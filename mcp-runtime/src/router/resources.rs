@@ -1,6 +1,7 @@
 //! `resources/list`, `resources/read`, `resources/subscribe` and `resources/unsubscribe`.
 
 use super::{Handler, PanicAnswer, Reply, Route, Task, cursor, to_raw, to_raw_value};
+use crate::clip::clip;
 use crate::jsonrpc::ErrorObject;
 use crate::message::Request;
 use crate::protocol::{self, ProtocolVersion};
@@ -34,14 +35,13 @@ pub(crate) fn list<'a>(registry: &'a Arc<Registry>, params: Option<&RawValue>) -
                     }
                 }
             }
-            let start = match cursor.as_deref() {
-                None => 0,
-                Some(c) => c
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|&i| i < all.len())
-                    .ok_or_else(|| ErrorObject::invalid_params(format!("invalid cursor: {c:?}")))?,
-            };
+            let start =
+                match cursor.as_deref() {
+                    None => 0,
+                    Some(c) => c.parse::<usize>().ok().filter(|&i| i < all.len()).ok_or_else(|| {
+                        ErrorObject::invalid_params(format!("invalid cursor: {:?}", clip(c).to_string()))
+                    })?,
+                };
             let end = start.saturating_add(registry.page_size).min(all.len());
             let mut page = Map::new();
             page.insert("resources".into(), serde_json::to_value(&all[start..end]).unwrap_or_default());
@@ -62,7 +62,7 @@ pub(crate) fn read<'a>(registry: &'a Registry, version: Option<ProtocolVersion>,
         (resource.clone(), Default::default())
     } else if let Some((template, variables)) = registry.match_template(uri) {
         if !template.descriptor.allow_dot_segments && variables.values().any(|v| has_dot_segment(v)) {
-            let message = format!("refused: a `..` segment in a variable of {uri}");
+            let message = format!("refused: a `..` segment in a variable of {}", clip(uri));
             return Route::Reply(Err(ErrorObject::invalid_params(message)));
         }
         (template.descriptor.clone(), variables)
@@ -94,7 +94,20 @@ pub(crate) fn read<'a>(registry: &'a Registry, version: Option<ProtocolVersion>,
     })
 }
 
-pub(crate) fn subscribe(session: &Session, request: &Request<'_>, on: bool) -> Result<Reply<'static>, ErrorObject> {
-    session.set_subscribed(request.required_target()?.to_owned(), on);
+/// `resources/subscribe` (`on`) and `resources/unsubscribe`. Only a URI that a resource or a
+/// template serves can be subscribed to: anything else would be kept for nothing.
+pub(crate) fn subscribe(
+    registry: &Registry,
+    session: &Session,
+    request: &Request<'_>,
+    on: bool,
+) -> Result<Reply<'static>, ErrorObject> {
+    let uri = request.required_target()?;
+    if on && registry.resources.get(uri).is_none() && registry.match_template(uri).is_none() {
+        return Err(protocol::resource_not_found(uri, session.protocol_version()));
+    }
+    session
+        .set_subscribed(uri, on)
+        .map_err(|refusal| super::lifecycle::too_much_to_keep(refusal, uri.len(), session.budget.limit()))?;
     Reply::empty()
 }

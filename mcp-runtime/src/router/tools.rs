@@ -1,6 +1,7 @@
 //! `tools/list` and `tools/call`.
 
 use super::{Handler, PanicAnswer, Reply, Route, Run, Task, finished, running, to_raw};
+use crate::clip::clip;
 use crate::context::Context;
 use crate::jsonrpc::ErrorObject;
 use crate::message::Request;
@@ -23,8 +24,10 @@ pub(crate) fn call<'a>(registry: &'a Registry, request: &Request<'a>) -> Route<'
     let call = request.required_target().and_then(|name| {
         // The tool the caller's scopes were checked against (`transport/http/policy.rs`): the
         // same decoded name, looked up the same way.
-        let tool =
-            registry.tools.get(name).ok_or_else(|| ErrorObject::invalid_params(format!("Unknown tool: {name}")))?;
+        let tool = registry
+            .tools
+            .get(name)
+            .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown tool: {}", clip(name))))?;
         if request.arguments.is_some_and(|a| !a.get().starts_with('{')) {
             return Err(ErrorObject::invalid_params("tools/call: `arguments` must be an object"));
         }

@@ -12,6 +12,7 @@ use crate::protocol::Implementation;
 use crate::protocol::request_state::StateKey;
 use crate::registry::{Catalog, Definitions};
 use crate::resource::ResourceSet;
+use crate::session::budget::Pool;
 use crate::settings::{ConfirmationFallback, Settings};
 use crate::tool::ToolSet;
 use crate::type_map::TypeMap;
@@ -51,6 +52,8 @@ pub struct Server {
     confirmation_fallback: ConfirmationFallback,
     request_state_key: Option<StateKey>,
     cache_ttl: Duration,
+    max_session_bytes: usize,
+    max_retained_bytes: usize,
     running: Arc<OnceLock<Weak<Catalog>>>,
 }
 
@@ -71,6 +74,8 @@ impl Server {
             confirmation_fallback: ConfirmationFallback::default(),
             request_state_key: None,
             cache_ttl: Duration::ZERO,
+            max_session_bytes: 16 * 1024 * 1024,
+            max_retained_bytes: 512 * 1024 * 1024,
             running: Arc::default(),
         }
     }
@@ -167,6 +172,26 @@ impl Server {
     /// polled for: it waits for each answer before it writes again.
     pub fn stdio_busy_poll(mut self, window: Duration) -> Self {
         self.stdio_busy_poll = window;
+        self
+    }
+
+    /// The most bytes one session keeps for its client (default 16 MiB): what it said in
+    /// `initialize` (its `clientInfo` and `capabilities`), its resource subscriptions and, on
+    /// HTTP, the events kept for it to resume a stream. An `initialize` or a
+    /// `resources/subscribe` that would go past it gets an error; replay events make room by
+    /// dropping the oldest ones the client has already received, then waiting for a slow
+    /// reader. A stream's one message always goes out, whatever its size.
+    pub fn max_session_bytes(mut self, bytes: usize) -> Self {
+        self.max_session_bytes = bytes;
+        self
+    }
+
+    /// The most bytes every session together keeps for its client, as
+    /// [`max_session_bytes`](Self::max_session_bytes) counts them (default 512 MiB), so many
+    /// clients cannot do what one cannot. Past it, new `initialize`s and subscriptions get an
+    /// error and streams keep less to replay.
+    pub fn max_retained_bytes(mut self, bytes: usize) -> Self {
+        self.max_retained_bytes = bytes;
         self
     }
 
@@ -301,6 +326,8 @@ impl Server {
             confirmation_fallback: self.confirmation_fallback,
             request_state_key: self.request_state_key.unwrap_or_else(StateKey::random),
             cache_ttl: self.cache_ttl,
+            max_session_bytes: self.max_session_bytes,
+            retained: Arc::new(Pool::new(self.max_retained_bytes)),
         });
         Ok(Arc::new(ServerCore { settings, catalog }))
     }

@@ -5,6 +5,7 @@
 //! It sits below the router, the engine and [`Context`](crate::Context), and knows none of
 //! them: a request in flight is held as something to [`Cancel`].
 
+pub(crate) mod budget;
 mod in_flight;
 pub(crate) mod outgoing;
 
@@ -16,6 +17,7 @@ use crate::logging::LoggingLevel;
 use crate::protocol::{Implementation, ProtocolVersion};
 use crate::settings::Settings;
 use crate::type_map::SessionValues;
+use budget::Budget;
 use foldhash::{HashMap, HashMapExt as _};
 use in_flight::InFlight;
 use outgoing::{Outgoing, Sink};
@@ -42,6 +44,8 @@ pub(crate) type StreamCloser = Box<dyn Fn(&Sink) + Send + Sync>;
 
 pub(crate) struct Session {
     pub settings: Arc<Settings>,
+    /// The bytes kept for this client, against its allowance and the server's.
+    pub budget: Arc<Budget>,
     /// For messages that answer no particular request.
     pub unsolicited: Sink,
     client: OnceLock<ClientState>,
@@ -60,14 +64,21 @@ pub(crate) struct Session {
     stream_closer: OnceLock<StreamCloser>,
 }
 
+/// What a subscription keeps: its URI and a set entry.
+fn subscription_bytes(uri: &str) -> usize {
+    uri.len() + 2 * std::mem::size_of::<String>()
+}
+
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Session {
     pub fn new(settings: Arc<Settings>, unsolicited: Sink) -> Self {
+        let budget = Arc::new(Budget::new(settings.max_session_bytes, Arc::clone(&settings.retained)));
         Self {
             settings,
+            budget,
             unsolicited,
             client: OnceLock::new(),
             initialized: AtomicBool::new(false),
@@ -109,13 +120,19 @@ impl Session {
         self.client().map(|c| c.version)
     }
 
-    pub fn set_subscribed(&self, uri: String, subscribed: bool) {
+    /// Subscribes to `uri` or unsubscribes; a new subscription counts against the budget.
+    pub fn set_subscribed(&self, uri: &str, subscribed: bool) -> Result<(), budget::Refusal> {
         let mut subscriptions = lock(&self.subscriptions);
-        if subscribed {
-            subscriptions.insert(uri);
-        } else {
-            subscriptions.remove(&uri);
+        let bytes = subscription_bytes(uri);
+        if !subscribed {
+            if subscriptions.remove(uri) {
+                self.budget.release(bytes);
+            }
+        } else if !subscriptions.contains(uri) {
+            self.budget.try_reserve(bytes)?;
+            subscriptions.insert(uri.to_owned());
         }
+        Ok(())
     }
 
     pub fn is_subscribed(&self, uri: &str) -> bool {

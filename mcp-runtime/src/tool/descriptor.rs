@@ -1,7 +1,9 @@
 //! The descriptor `#[mcp_tool]` generates for each function: metadata plus a call shim.
 
 use super::{CallToolResult, Icon, ToolAnnotations};
+use crate::clip::clip;
 use crate::context::Context;
+use crate::jsonrpc::without_position;
 use futures_util::future::BoxFuture;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -93,7 +95,7 @@ pub fn parse_arguments<T: DeserializeOwned>(tool: &str, arguments: Option<&RawVa
     }
     let deserializer = &mut serde_json::Deserializer::from_str(json);
     serde_path_to_error::deserialize(deserializer).map_err(|err| {
-        let path = err.path().to_string();
+        let path = clip(&err.path().to_string()).to_string();
         let problem = without_position(err.inner());
         let message = if path == "." {
             format!("invalid arguments for tool `{tool}`: {problem}")
@@ -102,15 +104,6 @@ pub fn parse_arguments<T: DeserializeOwned>(tool: &str, arguments: Option<&RawVa
         };
         CallToolResult::error(message)
     })
-}
-
-/// serde_json's message without its " at line 1 column 9" suffix, which means nothing to a model.
-fn without_position(err: &serde_json::Error) -> String {
-    let text = err.to_string();
-    match text.rfind(" at line ") {
-        Some(at) if err.line() > 0 => text[..at].to_owned(),
-        _ => text,
-    }
 }
 
 #[cfg(test)]

@@ -130,7 +130,9 @@ impl HttpConfig {
     }
 
     /// How many events each stream keeps for a client that reconnects with `Last-Event-ID`
-    /// (default 1024). When a client reads slower than a request writes, the request waits.
+    /// (default 1024), within the session's byte budget
+    /// ([`Server::max_session_bytes`](crate::Server::max_session_bytes)). When a client reads
+    /// slower than a request writes, the request waits.
     pub fn replay_buffer(mut self, events: usize) -> Self {
         self.replay_buffer = events.max(1);
         self

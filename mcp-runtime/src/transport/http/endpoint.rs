@@ -11,6 +11,7 @@ use super::service::Inner;
 use super::session::HttpSession;
 use super::sessions::{self, Refused};
 use super::{code, security, sse, stateless};
+use crate::clip::clip;
 use crate::engine::encode_rejected;
 use crate::jsonrpc;
 use crate::message::{self, Message};
@@ -259,7 +260,7 @@ impl Inner {
             None => None,
             Some(id) => match sse::parse_event_id(id) {
                 Some(event) => Some(event),
-                None => return bad_request(format!("Bad Request: malformed Last-Event-ID `{id}`")),
+                None => return bad_request(format!("Bad Request: malformed Last-Event-ID `{}`", clip(id))),
             },
         };
         match session.listen(last_event) {

@@ -4,6 +4,7 @@
 use super::sse::{EventStream, Reader, STANDALONE, StreamSettings};
 use crate::core::ServerCore;
 use crate::engine::Connection;
+use crate::session::budget::Budget;
 use crate::session::outgoing::{Outgoing, Sink};
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -34,6 +35,8 @@ pub(super) struct HttpSession {
 /// Every stream of a session.
 struct Streams {
     settings: StreamSettings,
+    /// The session's byte budget, charged for every event kept.
+    budget: Arc<Budget>,
     standalone: Arc<EventStream>,
     table: Mutex<Table>,
 }
@@ -50,17 +53,18 @@ struct Table {
 impl HttpSession {
     /// A new session; must run inside the tokio runtime (it spawns its `GET` stream's pump).
     pub fn new(id: String, core: Arc<ServerCore>, settings: StreamSettings) -> Arc<Self> {
-        let standalone = Arc::new(EventStream::new(STANDALONE, settings.clone()));
-        let table = Table { next_id: STANDALONE + 1, ..Table::default() };
-        let streams = Arc::new(Streams { settings, standalone, table: Mutex::new(table) });
         let (unsolicited, mut messages) = mpsc::channel::<Outgoing>(SINK_QUEUE);
+        let connection = Connection::new(core, unsolicited);
+        let budget = Arc::clone(connection.budget());
+        let standalone = Arc::new(EventStream::new(STANDALONE, settings.clone(), Arc::clone(&budget)));
+        let table = Table { next_id: STANDALONE + 1, ..Table::default() };
+        let streams = Arc::new(Streams { settings, budget, standalone, table: Mutex::new(table) });
         let standalone = Arc::clone(&streams.standalone);
         tokio::spawn(async move {
             while let Some(message) = messages.recv().await {
                 standalone.push(&message.bytes).await;
             }
         });
-        let connection = Connection::new(core, unsolicited);
         let closer = Arc::clone(&streams);
         connection.set_stream_closer(Box::new(move |sink| closer.close_connection_of(sink)));
         Arc::new(Self {
@@ -91,7 +95,7 @@ impl HttpSession {
         let mut table = lock(&streams.table);
         let id = table.next_id;
         table.next_id += 1;
-        let stream = Arc::new(EventStream::new(id, streams.settings.clone()));
+        let stream = Arc::new(EventStream::new(id, streams.settings.clone(), Arc::clone(&streams.budget)));
         table.streams.insert(id, (Arc::clone(&stream), sink.downgrade()));
         drop(table);
         let reader = stream.attach(None);
@@ -189,13 +193,14 @@ impl Streams {
         }
     }
 
+    /// Keeps a complete stream for resumption: at most [`RETAINED_STREAMS`], and while the
+    /// budget is strained, the oldest go first, so replay data gives way to live streams.
     fn retire(&self, id: u64) {
         let mut table = lock(&self.table);
         table.retired.push_back(id);
-        while table.retired.len() > RETAINED_STREAMS {
-            if let Some(old) = table.retired.pop_front() {
-                table.streams.remove(&old);
-            }
+        while table.retired.len() > RETAINED_STREAMS || (table.retired.len() > 1 && self.budget.is_strained()) {
+            let Some(old) = table.retired.pop_front() else { break };
+            table.streams.remove(&old);
         }
     }
 }

@@ -8,7 +8,12 @@
 //! One reader at a time is attached to a stream: a resume supersedes the connection it
 //! replaces, so no message is sent on two live connections. Readers have a cursor into the
 //! log; the writer waits while the log is full of events the attached reader has not sent yet.
+//!
+//! A log is full at its event count (`HttpConfig::replay_buffer`) or when its session's byte
+//! budget (`Server::max_session_bytes`) is spent: events kept only for replay (the reader has
+//! sent them) are dropped oldest first to make room.
 
+use crate::session::budget::Budget;
 use hyper::body::Bytes;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard, Once};
@@ -99,6 +104,8 @@ impl KeepAlive {
 pub(super) struct EventStream {
     id: u64,
     settings: StreamSettings,
+    /// The session's: every event kept is charged to it.
+    budget: Arc<Budget>,
     state: Mutex<State>,
     /// Readers wait on this for new events (or to learn they were superseded).
     appended: Notify,
@@ -109,6 +116,8 @@ pub(super) struct EventStream {
 struct State {
     /// Retained events, contiguous in `seq`.
     events: VecDeque<(u64, Bytes)>,
+    /// Their size, charged to the budget.
+    bytes: usize,
     next_seq: u64,
     /// No more events will come (the response was sent, or the session ended).
     complete: bool,
@@ -128,9 +137,10 @@ fn lock(mutex: &Mutex<State>) -> MutexGuard<'_, State> {
 }
 
 impl EventStream {
-    pub fn new(id: u64, settings: StreamSettings) -> Self {
+    pub fn new(id: u64, settings: StreamSettings, budget: Arc<Budget>) -> Self {
         let state = State {
             events: VecDeque::new(),
+            bytes: 0,
             next_seq: 0,
             complete: false,
             reader: 0,
@@ -139,7 +149,7 @@ impl EventStream {
             stop_before: None,
             undelivered: 0,
         };
-        Self { id, settings, state: Mutex::new(state), appended: Notify::new(), consumed: Notify::new() }
+        Self { id, settings, budget, state: Mutex::new(state), appended: Notify::new(), consumed: Notify::new() }
     }
 
     pub fn id(&self) -> u64 {
@@ -153,6 +163,9 @@ impl EventStream {
         let seq = state.next_seq;
         state.next_seq += 1;
         let frame = format!("id: {}-{seq}\nretry: {}\ndata:\n\n", self.id, self.settings.retry.as_millis());
+        // A few bytes, and the client needs them to resume: kept whatever the budget.
+        self.budget.reserve_anyway(frame.len());
+        state.bytes += frame.len();
         state.events.push_back((seq, Bytes::from(frame)));
         drop(state);
         self.appended.notify_waiters();
@@ -178,20 +191,41 @@ impl EventStream {
         if state.complete {
             return true;
         }
-        let full = state.events.len() >= self.settings.capacity;
-        let oldest = state.events.front().map_or(u64::MAX, |e| e.0);
-        if full && state.reader != 0 && oldest >= state.reader_cursor {
+        let seq = state.next_seq;
+        let frame = encode_event(self.id, seq, message);
+        if !self.make_room(&mut state, frame.len()) {
             return false;
         }
-        if full {
-            state.events.pop_front();
-        }
-        let seq = state.next_seq;
         state.next_seq += 1;
-        state.events.push_back((seq, encode_event(self.id, seq, message)));
+        state.bytes += frame.len();
+        state.events.push_back((seq, frame));
         drop(state);
         self.appended.notify_waiters();
         true
+    }
+
+    /// Reserves `size` bytes for a new event, under the event count and the budget. Drops the
+    /// oldest events to make room: any of them while no reader is attached (as a full log
+    /// always has), else only those the reader has sent; `false` when the attached reader must
+    /// catch up first. With nothing left to drop, the event is kept whatever its size: it has
+    /// to reach the client.
+    fn make_room(&self, state: &mut State, size: usize) -> bool {
+        loop {
+            if state.events.len() < self.settings.capacity && self.budget.try_reserve(size).is_ok() {
+                return true;
+            }
+            let Some(&(oldest, _)) = state.events.front() else {
+                self.budget.reserve_anyway(size);
+                return true;
+            };
+            if state.reader != 0 && oldest >= state.reader_cursor {
+                return false;
+            }
+            if let Some((_, dropped)) = state.events.pop_front() {
+                state.bytes -= dropped.len();
+                self.budget.release(dropped.len());
+            }
+        }
     }
 
     /// No more events: attached readers send what is left and end.
@@ -238,6 +272,12 @@ impl EventStream {
     /// Whether `seq` was ever issued on this stream.
     pub fn knows(&self, seq: u64) -> bool {
         seq < lock(&self.state).next_seq
+    }
+}
+
+impl Drop for EventStream {
+    fn drop(&mut self) {
+        self.budget.release(lock(&self.state).bytes);
     }
 }
 
@@ -366,6 +406,15 @@ mod tests {
         StreamSettings { capacity, retry: Duration::from_millis(500), keep_alive: None }
     }
 
+    /// A session budget of `limit` bytes, in a server with plenty.
+    fn budget(limit: usize) -> Arc<Budget> {
+        Arc::new(Budget::new(limit, Arc::new(crate::session::budget::Pool::new(usize::MAX))))
+    }
+
+    fn new_stream(id: u64, settings: StreamSettings) -> Arc<EventStream> {
+        Arc::new(EventStream::new(id, settings, budget(usize::MAX)))
+    }
+
     fn text(frame: &Bytes) -> &str {
         std::str::from_utf8(frame).unwrap()
     }
@@ -382,7 +431,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_resume_replays_after_the_last_seen_event_and_supersedes_the_old_reader() {
-        let stream = Arc::new(EventStream::new(5, settings(16)));
+        let stream = new_stream(5, settings(16));
         let mut first = stream.attach(None);
         stream.prime();
         stream.push(b"one").await;
@@ -398,7 +447,7 @@ mod tests {
 
     #[tokio::test]
     async fn closing_the_connection_flushes_then_hints_retry() {
-        let stream = Arc::new(EventStream::new(1, settings(16)));
+        let stream = new_stream(1, settings(16));
         let mut reader = stream.attach(None);
         stream.prime();
         stream.close_connection();
@@ -414,7 +463,7 @@ mod tests {
     async fn an_idle_reader_gets_a_keep_alive_within_the_interval_and_events_still_flow() {
         let keep_alive = KeepAlive::new(Duration::from_secs(15));
         let settings = StreamSettings { keep_alive: Some(keep_alive.clone()), ..settings(16) };
-        let stream = Arc::new(EventStream::new(1, settings.clone()));
+        let stream = new_stream(1, settings.clone());
         let mut reader = stream.attach(None);
         let started = tokio::time::Instant::now();
         assert_eq!(text(&reader.next().await.unwrap()), ": keep-alive\n\n");
@@ -422,7 +471,7 @@ mod tests {
         stream.push(b"one").await;
         assert_eq!(text(&reader.next().await.unwrap()), "id: 1-0\ndata: one\n\n");
         // Another stream with the same settings shares the ticker.
-        let other = Arc::new(EventStream::new(2, settings));
+        let other = new_stream(2, settings);
         let mut other_reader = other.attach(None);
         let (a, b) = tokio::join!(reader.next(), other_reader.next());
         assert_eq!((text(&a.unwrap()), text(&b.unwrap())), (": keep-alive\n\n", ": keep-alive\n\n"));
@@ -431,7 +480,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_full_log_waits_for_the_reader() {
-        let stream = Arc::new(EventStream::new(1, settings(2)));
+        let stream = new_stream(1, settings(2));
         let mut reader = stream.attach(None);
         stream.push(b"a").await;
         stream.push(b"b").await;
@@ -447,5 +496,36 @@ mod tests {
         assert_eq!(text(&fresh.next().await.unwrap()), "id: 1-2\ndata: c\n\n");
         assert_eq!(text(&fresh.next().await.unwrap()), "id: 1-3\ndata: d\n\n");
         assert_eq!(fresh.next().await, None);
+    }
+
+    #[tokio::test]
+    async fn a_spent_budget_drops_what_the_reader_has_sent_then_waits_for_it() {
+        let budget = budget(100);
+        let stream = Arc::new(EventStream::new(1, settings(1024), Arc::clone(&budget)));
+        let big = [b'x'; 60];
+        let mut reader = stream.attach(None);
+        stream.push(&big).await;
+        assert!(budget.used() > 60);
+        assert!(!stream.try_push(&big), "the reader has not sent the first one: the writer waits");
+        assert!(text(&reader.next().await.unwrap()).starts_with("id: 1-0\n"));
+        assert!(stream.try_push(&big), "the sent one is dropped to make room");
+        assert!(budget.used() < 100, "{}", budget.used());
+        let mut resumed = stream.attach(Some(0));
+        stream.complete();
+        assert!(text(&resumed.next().await.unwrap()).starts_with("id: 1-1\n"), "1-0 left the replay buffer");
+        drop((reader, resumed));
+        drop(stream);
+        assert_eq!(budget.used(), 0, "a dropped stream gives its bytes back");
+    }
+
+    #[tokio::test]
+    async fn a_message_larger_than_the_budget_still_goes_out() {
+        let budget = budget(10);
+        let stream = Arc::new(EventStream::new(1, settings(1024), Arc::clone(&budget)));
+        let mut reader = stream.attach(None);
+        stream.push(&[b'y'; 50]).await;
+        stream.complete();
+        assert!(text(&reader.next().await.unwrap()).contains(&"y".repeat(50)));
+        assert_eq!(reader.next().await, None);
     }
 }
