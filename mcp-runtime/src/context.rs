@@ -126,7 +126,7 @@ impl Context {
     }
 
     pub(crate) fn sink(&self) -> &Sink {
-        self.inner.sink.as_ref().unwrap_or(&self.inner.session.unsolicited)
+        self.inner.answer_sink()
     }
 
     /// The id of the request being handled.
@@ -271,6 +271,10 @@ impl Context {
 impl Cancel for Inner {
     fn cancel(&self) {
         self.cancellation.cancel();
+    }
+
+    fn answer_sink(&self) -> &Sink {
+        self.sink.as_ref().unwrap_or(&self.session.unsolicited)
     }
 }
 

@@ -10,13 +10,18 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
-/// The standard JSON-RPC error codes.
+/// The standard JSON-RPC error codes, and this server's own (from the implementation-defined
+/// range -32000 to -32019).
 pub(crate) mod code {
     pub const PARSE_ERROR: i32 = -32700;
     pub const INVALID_REQUEST: i32 = -32600;
     pub const METHOD_NOT_FOUND: i32 = -32601;
     pub const INVALID_PARAMS: i32 = -32602;
     pub const INTERNAL_ERROR: i32 = -32603;
+    /// The session already runs as many requests as it may (`Server::max_requests_in_flight`).
+    pub const TOO_MANY_REQUESTS: i32 = -32010;
+    /// The request was still running when the server's shutdown grace ended.
+    pub const SHUTTING_DOWN: i32 = -32011;
 }
 
 /// A request id: a string or an integer, as the spec allows.

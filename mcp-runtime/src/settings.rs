@@ -16,6 +16,8 @@ pub(crate) struct Settings {
     pub info: Implementation,
     pub instructions: Option<String>,
     pub shutdown_grace: Duration,
+    /// How many requests one session may have running at once.
+    pub max_requests_in_flight: usize,
     pub max_message_size: usize,
     pub stdio_busy_poll: Duration,
     pub client_request_timeout: Duration,

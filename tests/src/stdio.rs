@@ -26,14 +26,14 @@ impl StdioServer {
     }
 
     /// Starts `program` after `configure` has added arguments, environment variables or a
-    /// working directory to its command.
+    /// working directory to its command (or sent its stderr elsewhere).
     pub fn spawn_with(program: &str, configure: impl FnOnce(&mut Command)) -> Self {
         let mut command = Command::new(program);
+        command.stderr(Stdio::inherit());
         configure(&mut command);
         let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
             .kill_on_drop(true)
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {program}: {e}"));

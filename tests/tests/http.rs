@@ -515,3 +515,64 @@ async fn shutdown_lets_requests_in_flight_finish_and_ends_streams() {
     assert!(tokio::net::TcpStream::connect(address).await.is_err(), "no longer listening");
     assert_valid(&client);
 }
+
+/// A request still running when the grace ends is answered with an error (-32011, cancelled by
+/// shutdown): as the JSON body for a JSON-only client, as the last event for an SSE one.
+#[tokio::test]
+async fn requests_still_running_when_the_grace_ends_get_an_error_on_json_and_sse() {
+    let running = start(server().shutdown_grace(Duration::from_millis(200))).await;
+    let client = session_client(&running).await;
+    let json_only = {
+        let client = client.clone();
+        tokio::spawn(async move {
+            let reply =
+                client.post_with(&call(3, "slow", json!({"millis": 60_000})), &[("accept", "application/json")]).await;
+            (reply.status, reply.json().await)
+        })
+    };
+    let sse = {
+        let client = client.clone();
+        tokio::spawn(async move {
+            client.request(4, "tools/call", json!({"name": "slow", "arguments": {"millis": 60_000}})).await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    running.stop().await;
+    let (status, answer) = json_only.await.unwrap();
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert_eq!(answer["id"], 3, "{answer}");
+    assert_eq!(answer["error"]["code"], -32011, "{answer}");
+    assert!(answer["error"]["message"].as_str().unwrap_or_default().contains("shutting down"), "{answer}");
+    let messages = sse.await.unwrap();
+    let last = messages.last().expect("the stream carries an answer");
+    assert_eq!(last["id"], 4, "{messages:?}");
+    assert_eq!(last["error"]["code"], -32011, "{messages:?}");
+    assert_valid(&client);
+}
+
+/// With a cap of 2 requests in flight per session, a third long call at once is refused with
+/// -32010 while the two others complete; then a new call is accepted.
+#[tokio::test]
+async fn requests_beyond_the_cap_in_flight_are_refused_on_http() {
+    let running = start(server().max_requests_in_flight(2)).await;
+    let client = session_client(&running).await;
+    let long_calls: Vec<_> = (1..=2)
+        .map(|id| {
+            let client = client.clone();
+            tokio::spawn(async move {
+                client.request(id, "tools/call", json!({"name": "slow", "arguments": {"millis": 400}})).await
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let refused = client.request(3, "tools/call", json!({"name": "slow", "arguments": {"millis": 1}})).await;
+    assert_eq!(refused.last().unwrap()["error"]["code"], -32010, "{refused:?}");
+    for call in long_calls {
+        let messages = call.await.unwrap();
+        assert_eq!(messages.last().unwrap()["result"]["content"][0]["text"], "slept 400 ms");
+    }
+    let accepted = client.request(4, "tools/call", json!({"name": "slow", "arguments": {"millis": 1}})).await;
+    assert_eq!(accepted.last().unwrap()["result"]["content"][0]["text"], "slept 1 ms");
+    running.stop().await;
+    assert_valid(&client);
+}

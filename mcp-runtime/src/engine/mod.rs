@@ -18,8 +18,8 @@ use crate::message::{self, Message, Request};
 use crate::protocol::Method;
 use crate::registry::Change;
 use crate::router::{self, PanicAnswer, Reply, Route, Task};
-use crate::session::Session;
 use crate::session::outgoing::{self, Kind, Outgoing, Sink};
+use crate::session::{Refusal, Session};
 use serde::Deserialize;
 use serde_json::json;
 use serde_json::value::RawValue;
@@ -184,9 +184,9 @@ impl Connection {
         let ctx = Context::new(id.clone(), task.meta, Arc::clone(&self.session), sink, state);
         // Registered before its first poll unless the connection is serial (see `serial`).
         let registered = !self.serial;
-        let fresh = if registered { self.session.begin(&id, &ctx.in_flight()) } else { !self.session.is_running(&id) };
-        if !fresh {
-            return id_in_use(&id);
+        let admitted = if registered { self.session.begin(&id, &ctx.in_flight()) } else { self.session.admits(&id) };
+        if let Err(refusal) = admitted {
+            return refused(&id, refusal, self.core.settings.max_requests_in_flight);
         }
         // Made (which parses a tool's arguments, and runs a sync tool) and first polled in one
         // scope, with panics caught and the context set for the `tracing` bridge. No waker to
@@ -205,9 +205,10 @@ impl Connection {
             }
             return Received::Answer(encode_answer(&id, reply.map(Reply::Serialized)));
         }
-        // (On a serial connection only its own thread registers requests, so this cannot fail.)
-        if !registered && !self.session.begin(&id, &ctx.in_flight()) {
-            return id_in_use(&id);
+        // (On a serial connection only its own thread registers requests, and it checked that
+        // this one would be admitted, so this cannot fail.)
+        if !registered && let Err(refusal) = self.session.begin(&id, &ctx.in_flight()) {
+            return refused(&id, refusal, self.core.settings.max_requests_in_flight);
         }
         let mut handler = made.expect("a handler left pending was made");
         let (session, settings, sink, on_panic) =
@@ -265,22 +266,30 @@ impl Connection {
         Received::Nothing
     }
 
-    /// Waits up to the server's grace period for requests in flight, then cancels the rest.
+    /// Waits up to the server's grace period for requests in flight, then cancels the rest,
+    /// each answered with an error saying the server is shutting down.
     pub async fn drain(&self) {
         let deadline = tokio::time::Instant::now() + self.core.settings.shutdown_grace;
         while self.session.in_flight_count() > 0 && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         }
-        self.session.cancel_all();
+        self.session.shut_down();
     }
 }
 
-/// The answer to a request whose id a request in flight already uses.
-fn id_in_use(id: &RequestId) -> Received {
-    let error = ErrorObject::new(
-        code::INVALID_REQUEST,
-        format!("Invalid Request: request id {} is already in use by a request in flight", clip(&id.to_string())),
-    );
+/// The answer to a request that cannot start: its id is in use by a request in flight, or the
+/// session runs `limit` requests already.
+fn refused(id: &RequestId, refusal: Refusal, limit: usize) -> Received {
+    let error = match refusal {
+        Refusal::IdInUse => ErrorObject::new(
+            code::INVALID_REQUEST,
+            format!("Invalid Request: request id {} is already in use by a request in flight", clip(&id.to_string())),
+        ),
+        Refusal::Full => ErrorObject::new(
+            code::TOO_MANY_REQUESTS,
+            format!("Too many requests in flight: this session may run {limit} at once; retry once some finish"),
+        ),
+    };
     Received::Answer(encode_answer(id, Err(error)))
 }
 

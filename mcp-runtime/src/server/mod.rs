@@ -44,6 +44,7 @@ pub struct Server {
     definitions: Definitions,
     page_size: Option<usize>,
     shutdown_grace: Duration,
+    max_requests_in_flight: usize,
     max_message_size: usize,
     stdio_busy_poll: Duration,
     client_request_timeout: Duration,
@@ -66,6 +67,7 @@ impl Server {
             definitions: Definitions::default(),
             page_size: None,
             shutdown_grace: Duration::from_millis(500),
+            max_requests_in_flight: 256,
             max_message_size: 4 * 1024 * 1024,
             stdio_busy_poll: Duration::from_micros(50),
             client_request_timeout: Duration::from_secs(300),
@@ -153,6 +155,15 @@ impl Server {
     /// shutdown signal arrived (default 500 ms); after that they are cancelled.
     pub fn shutdown_grace(mut self, grace: Duration) -> Self {
         self.shutdown_grace = grace;
+        self
+    }
+
+    /// How many requests one session (a stdio connection, an HTTP session) may have running at
+    /// once (default 256). A request beyond it is answered at once with a JSON-RPC error
+    /// (code -32010) rather than queued; the client may retry once others finish. It bounds
+    /// what a client that starts long calls and never waits for them can make the server hold.
+    pub fn max_requests_in_flight(mut self, requests: usize) -> Self {
+        self.max_requests_in_flight = requests;
         self
     }
 
@@ -318,6 +329,7 @@ impl Server {
             info: self.info,
             instructions: self.instructions,
             shutdown_grace: self.shutdown_grace,
+            max_requests_in_flight: self.max_requests_in_flight,
             max_message_size: self.max_message_size,
             stdio_busy_poll: self.stdio_busy_poll,
             client_request_timeout: self.client_request_timeout,

@@ -1,6 +1,8 @@
-//! A session's requests still running, by id: for cancellation, duplicate ids and shutdown.
+//! A session's requests still running, by id: for cancellation, duplicate ids, the cap on how
+//! many may run at once, and shutdown.
 
 use crate::jsonrpc::RequestId;
+use crate::session::outgoing::Sink;
 use foldhash::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -10,27 +12,62 @@ use std::sync::{Arc, Mutex, PoisonError};
 pub(crate) trait Cancel: Send + Sync {
     /// Marks the request cancelled; its handler is dropped and no answer is sent.
     fn cancel(&self);
+
+    /// Where the request's answer goes (for the error that ends it at shutdown).
+    fn answer_sink(&self) -> &Sink;
 }
 
-#[derive(Default)]
+/// Why a request cannot start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// A request with the same id is still running.
+    IdInUse,
+    /// The session already runs as many requests as it may (`Server::max_requests_in_flight`).
+    Full,
+}
+
 pub(crate) struct InFlight {
     /// Each request, held until it ends (its context keeps its session alive until then).
     table: Mutex<HashMap<RequestId, Arc<dyn Cancel>>>,
     /// The table's length, so that checking an empty table takes no lock: on stdio most
     /// requests finish before they would be registered, and it stays empty.
     len: AtomicUsize,
+    /// How many requests may run at once.
+    limit: usize,
 }
 
 impl InFlight {
-    /// Registers a request; `false` if one with the same id is still running.
-    pub fn insert(&self, id: &RequestId, request: &Arc<dyn Cancel>) -> bool {
-        self.edit(|table| match table.entry(id.clone()) {
-            std::collections::hash_map::Entry::Occupied(_) => false,
-            std::collections::hash_map::Entry::Vacant(slot) => {
-                slot.insert(Arc::clone(request));
-                true
+    /// An empty table that holds at most `limit` requests.
+    pub fn new(limit: usize) -> Self {
+        Self { table: Mutex::default(), len: AtomicUsize::new(0), limit }
+    }
+
+    /// Registers a request, unless one with the same id is still running or the table is full.
+    pub fn insert(&self, id: &RequestId, request: &Arc<dyn Cancel>) -> Result<(), Refusal> {
+        self.edit(|table| {
+            if table.len() >= self.limit {
+                return Err(Refusal::Full);
+            }
+            match table.entry(id.clone()) {
+                std::collections::hash_map::Entry::Occupied(_) => Err(Refusal::IdInUse),
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(Arc::clone(request));
+                    Ok(())
+                }
             }
         })
+    }
+
+    /// Whether [`insert`](Self::insert) would register this request now; takes no lock while
+    /// the table is empty.
+    pub fn admits(&self, id: &RequestId) -> Result<(), Refusal> {
+        if self.len() >= self.limit {
+            Err(Refusal::Full)
+        } else if self.contains(id) {
+            Err(Refusal::IdInUse)
+        } else {
+            Ok(())
+        }
     }
 
     pub fn contains(&self, id: &RequestId) -> bool {
@@ -50,8 +87,8 @@ impl InFlight {
     }
 
     /// Ends every request; returns them.
-    pub fn drain(&self) -> Vec<Arc<dyn Cancel>> {
-        self.edit(|table| table.drain().map(|(_, request)| request).collect())
+    pub fn drain(&self) -> Vec<(RequestId, Arc<dyn Cancel>)> {
+        self.edit(|table| table.drain().collect())
     }
 
     pub fn len(&self) -> usize {
@@ -71,24 +108,28 @@ impl InFlight {
 mod tests {
     use super::*;
 
-    struct Request;
+    struct Request(Sink);
 
     impl Cancel for Request {
         fn cancel(&self) {}
+
+        fn answer_sink(&self) -> &Sink {
+            &self.0
+        }
     }
 
     fn context(_: &RequestId) -> Arc<dyn Cancel> {
-        Arc::new(Request)
+        Arc::new(Request(tokio::sync::mpsc::channel(1).0))
     }
 
     #[test]
     fn the_length_follows_the_table_without_its_lock() {
-        let table = InFlight::default();
+        let table = InFlight::new(8);
         let (one, two) = (RequestId::Number(1), RequestId::String("two".into()));
         assert!(!table.contains(&one));
-        assert!(table.insert(&one, &context(&one)));
-        assert!(!table.insert(&one, &context(&one)), "a duplicate id is refused");
-        assert!(table.insert(&two, &context(&two)));
+        assert_eq!(table.insert(&one, &context(&one)), Ok(()));
+        assert_eq!(table.insert(&one, &context(&one)), Err(Refusal::IdInUse), "a duplicate id is refused");
+        assert_eq!(table.insert(&two, &context(&two)), Ok(()));
         assert_eq!(table.len(), 2);
         assert!(table.contains(&one) && table.contains(&two));
 
@@ -102,5 +143,19 @@ mod tests {
         assert_eq!(table.drain().len(), 1);
         assert_eq!(table.len(), 0);
         assert!(!table.contains(&two));
+    }
+
+    #[test]
+    fn a_full_table_refuses_new_requests_until_one_ends() {
+        let table = InFlight::new(2);
+        let ids = [RequestId::Number(1), RequestId::Number(2), RequestId::Number(3)];
+        assert_eq!(table.insert(&ids[0], &context(&ids[0])), Ok(()));
+        assert_eq!(table.admits(&ids[0]), Err(Refusal::IdInUse));
+        assert_eq!(table.insert(&ids[1], &context(&ids[1])), Ok(()));
+        assert_eq!(table.admits(&ids[2]), Err(Refusal::Full));
+        assert_eq!(table.insert(&ids[2], &context(&ids[2])), Err(Refusal::Full));
+        assert!(table.remove_then(&ids[0], || {}).is_some());
+        assert_eq!(table.admits(&ids[2]), Ok(()));
+        assert_eq!(table.insert(&ids[2], &context(&ids[2])), Ok(()));
     }
 }

@@ -9,10 +9,10 @@ pub(crate) mod budget;
 mod in_flight;
 pub(crate) mod outgoing;
 
-pub(crate) use in_flight::Cancel;
+pub(crate) use in_flight::{Cancel, Refusal};
 
 use crate::client::root::Root;
-use crate::jsonrpc::{self, ErrorObject, RequestId};
+use crate::jsonrpc::{self, ErrorObject, RequestId, code};
 use crate::logging::LoggingLevel;
 use crate::protocol::{Implementation, ProtocolVersion};
 use crate::settings::Settings;
@@ -20,7 +20,7 @@ use crate::type_map::SessionValues;
 use budget::Budget;
 use foldhash::{HashMap, HashMapExt as _};
 use in_flight::InFlight;
-use outgoing::{Outgoing, Sink};
+use outgoing::{Kind, Outgoing, Sink};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
@@ -76,6 +76,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl Session {
     pub fn new(settings: Arc<Settings>, unsolicited: Sink) -> Self {
         let budget = Arc::new(Budget::new(settings.max_session_bytes, Arc::clone(&settings.retained)));
+        let in_flight = InFlight::new(settings.max_requests_in_flight);
         Self {
             settings,
             budget,
@@ -83,7 +84,7 @@ impl Session {
             client: OnceLock::new(),
             initialized: AtomicBool::new(false),
             log_level: AtomicU8::new(LoggingLevel::Info as u8),
-            in_flight: InFlight::default(),
+            in_flight,
             next_request_id: AtomicI64::new(1),
             awaiting_client: Mutex::new(HashMap::new()),
             roots: Mutex::new((0, None)),
@@ -160,14 +161,15 @@ impl Session {
         outgoing::send(sink, Outgoing::message(jsonrpc::encode_notification(method, params))).await
     }
 
-    /// Registers a request in flight; `false` if a request with the same id is still running.
-    pub fn begin(&self, id: &RequestId, request: &Arc<dyn Cancel>) -> bool {
+    /// Registers a request in flight, unless a request with the same id is still running or
+    /// the session runs as many as it may.
+    pub fn begin(&self, id: &RequestId, request: &Arc<dyn Cancel>) -> Result<(), Refusal> {
         self.in_flight.insert(id, request)
     }
 
-    /// Whether a request with this id is in flight.
-    pub fn is_running(&self, id: &RequestId) -> bool {
-        self.in_flight.contains(id)
+    /// Whether [`begin`](Self::begin) would register this request now.
+    pub fn admits(&self, id: &RequestId) -> Result<(), Refusal> {
+        self.in_flight.admits(id)
     }
 
     /// Ends a request; `true` if its answer is still wanted (it was not cancelled).
@@ -191,7 +193,25 @@ impl Session {
     /// Cancels every request in flight and abandons requests to the client (the connection
     /// is going away).
     pub fn cancel_all(&self) {
-        for request in self.in_flight.drain() {
+        for (_, request) in self.in_flight.drain() {
+            request.cancel();
+        }
+        lock(&self.awaiting_client).clear();
+    }
+
+    /// Ends every request in flight with an error answer saying the server is shutting down
+    /// (queued without waiting; dropped only if the client's queue is full), then cancels them
+    /// and abandons requests to the client.
+    pub fn shut_down(&self) {
+        let error = ErrorObject::new(
+            code::SHUTTING_DOWN,
+            "Request cancelled: the server is shutting down and the request did not finish in time",
+        );
+        for (id, request) in self.in_flight.drain() {
+            let answer = Outgoing { bytes: jsonrpc::encode_error(Some(&id), &error), kind: Kind::Error(error.code) };
+            if request.answer_sink().try_send(answer).is_err() {
+                tracing::debug!(%id, "outbound queue full or closed: the shutdown error was dropped");
+            }
             request.cancel();
         }
         lock(&self.awaiting_client).clear();

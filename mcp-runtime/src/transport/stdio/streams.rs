@@ -6,6 +6,12 @@
 //! non-blocking; that changes their open file descriptions, which only this process uses when
 //! a client spawned it.
 //!
+//! [`stdout`] guards the protocol stream: on Unix it keeps its own duplicate of the original
+//! stdout and points descriptor 1 at stderr, so whatever a tool or a dependency prints
+//! (`println!`, `print!`, a C library's `printf`) goes to stderr and every line on the client's
+//! pipe is a JSON-RPC message. Elsewhere stdout is not guarded: there, anything printed goes
+//! onto the protocol stream and corrupts it.
+//!
 //! [`await_stdin`] polls stdin for a moment before a read would sleep (see
 //! `Server::stdio_busy_poll`). It uses `poll(2)`, so the descriptor's flags, which a terminal
 //! shares with the shell, stay as they are.
@@ -29,8 +35,15 @@ pub(super) fn await_stdin(window: Duration) {
     let _ = window;
 }
 
+/// The protocol's stdout: on Unix a private duplicate of descriptor 1, which is then pointed at
+/// stderr for good (see the module's documentation); elsewhere stdout itself.
 pub(super) fn stdout() -> io::Result<Output> {
-    Ok(Box::new(blocking(io::stdout())?))
+    // Whatever was printed before serving goes where it was meant to, ahead of the protocol.
+    io::stdout().flush()?;
+    let protocol = blocking(io::stdout())?;
+    #[cfg(unix)]
+    rustix::stdio::dup2_stdout(io::stderr())?;
+    Ok(Box::new(protocol))
 }
 
 /// One of the process's streams as this module's: on Unix a blocking duplicate of its
