@@ -56,6 +56,9 @@ pub use client::{
     ClientError, Elicitation, ElicitationSchemaError, Input, ModelPreferences, Root, RootsError, Sampled, Sampling,
     SamplingMessage, elicitation_schema_for,
 };
+#[cfg(feature = "fs")]
+#[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
+pub use client::{FolderEntry, OutsideRoot, PathInRoot};
 pub use completion::{Completer, Completion, CompletionRequest, IntoCompletion};
 pub use content::{Annotations, Audio, Content, EmbeddedResource, Image, ResourceContents, ResourceLink, Role, Text};
 pub use context::{Context, FromContext};

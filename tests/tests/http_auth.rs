@@ -341,6 +341,62 @@ async fn rs256_tokens_verify_with_the_public_key_or_a_jwks() {
     assert_eq!(text_of(&messages), "erin");
 }
 
+/// A client-credentials token (no `sub`) for the client `client_id`.
+fn machine_token(client_id: &str, scope: &str) -> String {
+    let mut claims = claims("", scope);
+    claims.as_object_mut().unwrap().remove("sub");
+    claims["client_id"] = client_id.into();
+    hs256(&claims)
+}
+
+#[tokio::test]
+async fn a_client_named_like_a_user_is_not_that_user() {
+    let address = start().await;
+    let mut alice = HttpClient::new(address).with_bearer(&token("alice", "files:read"));
+    alice.initialize().await;
+    let machine = alice.clone().with_bearer(&machine_token("alice", "files:read files:write"));
+    for reply in [
+        machine.post(&call(1, "whoami", json!({}))).await,
+        machine.get(None).await,
+        machine.send(Method::DELETE, "/mcp", &[], Vec::new()).await,
+    ] {
+        assert_eq!(reply.status, StatusCode::FORBIDDEN, "a machine token on alice's session");
+    }
+    let messages = alice.request(2, "tools/call", json!({"name": "whoami", "arguments": {}})).await;
+    assert!(text_of(&messages).starts_with("alice "), "alice's session still serves her");
+
+    // A session the machine starts is its own, and the user alice cannot use it.
+    let mut own = HttpClient::new(address).with_bearer(&machine_token("alice", "files:read"));
+    own.initialize().await;
+    let messages = own.request(1, "tools/call", json!({"name": "maybe_whoami", "arguments": {}})).await;
+    assert_eq!(text_of(&messages), "alice");
+    let user = own.clone().with_bearer(&token("alice", "files:read"));
+    assert_eq!(user.post(&call(2, "whoami", json!({}))).await.status, StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn access_tokens_only_refuses_other_jwts() {
+    let verifier = JwtVerifier::new(JwtKey::hmac_secret(SECRET).unwrap()).issuer(ISSUER).access_tokens_only();
+    let config = HttpConfig::default().auth(AuthConfig::new(verifier).resource(RESOURCE).authorization_server(ISSUER));
+    let address = start_with(config).await;
+    let typed = |typ: &str| {
+        let mut header = Header::new(Algorithm::HS256);
+        header.typ = Some(typ.to_owned());
+        jsonwebtoken::encode(&header, &claims("alice", "files:read"), &EncodingKey::from_secret(SECRET).unwrap())
+            .unwrap()
+    };
+    let id_token = HttpClient::new(address).with_bearer(&typed("JWT"));
+    let reply = id_token.post(&initialize()).await;
+    assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(param(&challenge(&reply), "error_description"), Some("not an access token (typ at+jwt)"));
+    for typ in ["at+jwt", "application/at+jwt"] {
+        let mut client = HttpClient::new(address).with_bearer(&typed(typ));
+        client.initialize().await;
+        let messages = client.request(1, "tools/call", json!({"name": "maybe_whoami", "arguments": {}})).await;
+        assert_eq!(text_of(&messages), "alice", "{typ}");
+    }
+}
+
 #[tokio::test]
 async fn without_auth_the_identity_is_absent() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -199,6 +199,27 @@ async fn unknown_uris_and_failures_are_errors() {
 }
 
 #[tokio::test]
+async fn template_variables_that_name_another_place_are_refused() {
+    let client = TestClient::connect(server()).await;
+    let refused = [
+        ("files:////etc/passwd", "an absolute path"),
+        ("files:///%2Fetc%2Fpasswd", "an absolute path"),
+        ("files:///C:%5CWindows", "an absolute path"),
+        ("files:///~/.ssh/id_rsa", "a home folder"),
+        ("files:///%5C%5Cserver%5Cshare", "a UNC path"),
+        ("notes://todo%00.png", "a NUL byte"),
+    ];
+    for (uri, why) in refused {
+        let err = read(&client, uri).await.unwrap_err();
+        assert_eq!(err.code, -32602, "{uri}");
+        assert!(err.message.contains(why), "{uri}: {}", err.message);
+    }
+    let fine = read(&client, "files:///docs/a~b/x:y.txt").await.unwrap();
+    assert_eq!(fine["contents"][0]["text"], "contents of docs/a~b/x:y.txt");
+    assert_valid(&client);
+}
+
+#[tokio::test]
 async fn subscribers_alone_hear_about_updates() {
     let server = server();
     let handle = server.handle();

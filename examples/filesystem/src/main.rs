@@ -1,28 +1,42 @@
-//! Files, within bounds: every path goes through `ctx.resolve_in_roots`, which resolves it
-//! (relative paths against the client's first root), follows `..` and symlinks, and refuses
-//! anything outside the folders the client shared as its roots. A refusal is a tool error
-//! result the model can read, never a crash.
+//! Files, within bounds: every path goes through `ctx.path_in_roots` (feature `fs`), which
+//! places it beneath the client's root that holds it (relative paths: the first root) and opens
+//! it through that root's directory handle, so `..`, absolute paths elsewhere and symlinks out of
+//! the root (dangling ones too, even one swapped in after a check) are refused when the file is
+//! opened. Reads stop at 1 MiB. A refusal is a tool error result the model can read, never a
+//! crash.
 //!
 //! Run it with `cargo run -p filesystem` from a client that declares the `roots` capability.
 
 use mcp_runtime::prelude::*;
-use std::fs;
-use std::path::PathBuf;
+use mcp_runtime::{OutsideRoot, PathInRoot, RootsError};
+use std::io;
 
-/// `path` resolved inside the client's roots, or why it may not be used.
-async fn resolve(ctx: &Context, path: &str) -> Result<PathBuf, String> {
-    ctx.resolve_in_roots(path).await.map_err(|e| e.to_string())
+/// The largest file `read_file` reads: more would flood the model's context.
+const MAX_READ_BYTES: u64 = 1024 * 1024;
+
+/// `path` beneath the client's roots, or why it may not be used.
+async fn locate(ctx: &Context, path: &str) -> Result<PathInRoot, String> {
+    ctx.path_in_roots(path).await.map_err(|e| e.to_string())
 }
 
-/// Read a UTF-8 text file.
+/// What went wrong doing `what` on `path`, said the same way for every refusal to leave the roots.
+fn failure(what: &str, path: &PathInRoot, err: io::Error) -> String {
+    if OutsideRoot::is_cause_of(&err) {
+        RootsError::OutsideRoots(path.display_path()).to_string()
+    } else {
+        format!("cannot {what} {}: {err}", path.display_path().display())
+    }
+}
+
+/// Read a UTF-8 text file of at most 1 MiB.
 #[mcp_tool(read_only, open_world = false)]
 async fn read_file(
     /// The file, relative to the first root or absolute
     path: String,
     ctx: Context,
 ) -> Result<String, String> {
-    let path = resolve(&ctx, &path).await?;
-    fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    let path = locate(&ctx, &path).await?;
+    path.read_to_string(MAX_READ_BYTES).await.map_err(|e| failure("read", &path, e))
 }
 
 /// List a folder: one entry per line, folders ending in `/`.
@@ -32,16 +46,10 @@ async fn list_directory(
     path: String,
     ctx: Context,
 ) -> Result<String, String> {
-    let path = resolve(&ctx, &path).await?;
-    let entries = fs::read_dir(&path).map_err(|e| format!("cannot list {}: {e}", path.display()))?;
-    let mut names: Vec<String> = entries
-        .filter_map(Result::ok)
-        .map(|entry| {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if entry.file_type().is_ok_and(|t| t.is_dir()) { format!("{name}/") } else { name }
-        })
-        .collect();
-    names.sort();
+    let path = locate(&ctx, &path).await?;
+    let entries = path.list().await.map_err(|e| failure("list", &path, e))?;
+    let names: Vec<String> =
+        entries.into_iter().map(|entry| if entry.is_dir { format!("{}/", entry.name) } else { entry.name }).collect();
     Ok(names.join("\n"))
 }
 
@@ -54,9 +62,10 @@ async fn write_file(
     content: String,
     ctx: Context,
 ) -> Result<String, String> {
-    let path = resolve(&ctx, &path).await?;
-    fs::write(&path, &content).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok(format!("wrote {} bytes to {}", content.len(), path.display()))
+    let path = locate(&ctx, &path).await?;
+    let length = content.len();
+    path.write(content).await.map_err(|e| failure("write", &path, e))?;
+    Ok(format!("wrote {length} bytes to {}", path.display_path().display()))
 }
 
 /// Delete a file. The user is asked to confirm first.
@@ -66,9 +75,9 @@ async fn delete_file(
     path: String,
     ctx: Context,
 ) -> Result<String, String> {
-    let path = resolve(&ctx, &path).await?;
-    fs::remove_file(&path).map_err(|e| format!("cannot delete {}: {e}", path.display()))?;
-    Ok(format!("deleted {}", path.display()))
+    let path = locate(&ctx, &path).await?;
+    path.remove_file().await.map_err(|e| failure("delete", &path, e))?;
+    Ok(format!("deleted {}", path.display_path().display()))
 }
 
 #[mcp_runtime::main]

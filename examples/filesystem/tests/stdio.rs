@@ -84,6 +84,43 @@ async fn reads_lists_and_writes_inside_the_roots_only() {
 }
 
 #[tokio::test]
+async fn symlinks_lead_nowhere_outside_the_root() {
+    let (root, base) = layout("symlinks");
+    std::fs::create_dir(base.join("outside")).unwrap();
+    std::fs::write(base.join("outside/secret.txt"), "secret").unwrap();
+    std::os::unix::fs::symlink(base.join("outside/new.txt"), root.join("dangling")).unwrap();
+    std::os::unix::fs::symlink(base.join("outside"), root.join("out")).unwrap();
+    std::os::unix::fs::symlink("hello.txt", root.join("greeting")).unwrap();
+    std::os::unix::fs::symlink("sub", root.join("sub-link")).unwrap();
+    std::fs::write(root.join("big.txt"), vec![b'x'; 1024 * 1024 + 1]).unwrap();
+    let roots = json!({"roots/list": {"roots": [{"uri": format!("file://{}", root.display())}]}});
+    let mut server = connect(false).await;
+
+    let planted = call(&mut server, 1, "write_file", json!({"path": "dangling", "content": "x"}), &roots).await;
+    assert_eq!(planted["isError"], true, "{planted}");
+    assert!(text(&planted).contains("outside the folders the client shared"), "{planted}");
+    assert!(!base.join("outside/new.txt").exists(), "the dangling link's target was created outside the root");
+    for (id, (tool, path)) in [("read_file", "out/secret.txt"), ("list_directory", "out")].into_iter().enumerate() {
+        let refused = call(&mut server, 2 + id as i64, tool, json!({"path": path}), &roots).await;
+        assert_eq!(refused["isError"], true, "{path}: {refused}");
+        assert!(text(&refused).contains("outside the folders the client shared"), "{path}: {refused}");
+    }
+
+    let inside = call(&mut server, 4, "read_file", json!({"path": "greeting"}), &roots).await;
+    assert_eq!((inside["isError"].as_bool(), text(&inside)), (None, "hello"), "{inside}");
+    let wrote = call(&mut server, 5, "write_file", json!({"path": "sub-link/new.txt", "content": "n"}), &roots).await;
+    assert_ne!(wrote["isError"], true, "{wrote}");
+    assert_eq!(std::fs::read_to_string(root.join("sub/new.txt")).unwrap(), "n");
+
+    let big = call(&mut server, 6, "read_file", json!({"path": "big.txt"}), &roots).await;
+    assert_eq!(big["isError"], true, "{big}");
+    assert!(text(&big).contains("larger than 1048576 bytes"), "{big}");
+    server.close_stdin();
+    assert!(server.wait(Duration::from_secs(2)).await.success());
+    server.assert_schema_valid();
+}
+
+#[tokio::test]
 async fn deleting_needs_the_users_confirmation() {
     let (root, _) = layout("delete");
     let roots = json!({"roots/list": {"roots": [{"uri": format!("file://{}", root.display())}]}});

@@ -31,17 +31,37 @@ use std::sync::Arc;
 /// token on to services it was not issued for: get a token of their own for those.
 #[derive(Clone, PartialEq)]
 pub struct AuthInfo {
-    subject: String,
+    principal: Principal,
     scopes: Vec<String>,
     claims: Map<String, Value>,
     token: String,
+}
+
+/// Whose token it is: a user's, or a client's acting for itself (OAuth client credentials,
+/// where no user is involved). The two never compare equal, even under the same name: a client
+/// registered as `alice` is not the user `alice`, and cannot use her session.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Principal {
+    /// A user, by the token's subject (`sub`).
+    User(String),
+    /// A client acting on its own behalf (a machine identity), by its `client_id`.
+    Client(String),
+}
+
+impl Principal {
+    /// The user's subject or the client's id.
+    pub fn name(&self) -> &str {
+        match self {
+            Self::User(name) | Self::Client(name) => name,
+        }
+    }
 }
 
 impl std::fmt::Debug for AuthInfo {
     /// The token stays out of logs.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AuthInfo")
-            .field("subject", &self.subject)
+            .field("principal", &self.principal)
             .field("scopes", &self.scopes)
             .field("claims", &self.claims)
             .field("token", &"<redacted>")
@@ -50,9 +70,14 @@ impl std::fmt::Debug for AuthInfo {
 }
 
 impl AuthInfo {
-    /// The identity of `subject`, established from `token` (for verifiers of your own).
+    /// The identity of the user `subject`, established from `token` (for verifiers of your own).
     pub fn new(subject: impl Into<String>, token: impl Into<String>) -> Self {
-        Self { subject: subject.into(), scopes: Vec::new(), claims: Map::new(), token: token.into() }
+        Self::of(Principal::User(subject.into()), token)
+    }
+
+    /// The identity of `principal` (a user or a client acting for itself), established from `token`.
+    pub fn of(principal: Principal, token: impl Into<String>) -> Self {
+        Self { principal, scopes: Vec::new(), claims: Map::new(), token: token.into() }
     }
 
     /// With these granted scopes.
@@ -67,9 +92,16 @@ impl AuthInfo {
         self
     }
 
-    /// The subject: the user (or client) the token was issued for (`sub`).
+    /// The name of whom the token was issued for: the user's subject (`sub`), or, for a client
+    /// acting for itself, its client id. A name alone does not say which: to key data by caller
+    /// or compare callers, use [`principal`](Self::principal).
     pub fn subject(&self) -> &str {
-        &self.subject
+        self.principal.name()
+    }
+
+    /// Whom the token was issued for: a user or a client acting for itself.
+    pub fn principal(&self) -> &Principal {
+        &self.principal
     }
 
     /// The granted scopes.

@@ -2,7 +2,7 @@
 //! signature by a configured key or JWKS, the issuer, the audience, `exp` and `nbf`; scopes
 //! from `scope` (space-separated) and `scp` (an array).
 
-use super::{AuthError, AuthInfo, TokenVerifier};
+use super::{AuthError, AuthInfo, Principal, TokenVerifier};
 use crate::error::{Error, Result};
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::jwk::JwkSet;
@@ -99,8 +99,10 @@ impl JwtKey {
 
 /// Verifies JWT access tokens locally: the signature (by a [`JwtKey`]), the issuer (when set),
 /// the audience (the server's canonical URI, or [`audience`](Self::audience)), `exp` (required)
-/// and `nbf`. The subject is `sub` (else `client_id`); scopes come from `scope` (a
-/// space-separated string) and `scp` (an array or a string).
+/// and `nbf`. The caller is the user `sub`, or, in a token without `sub` (OAuth client
+/// credentials), the client `client_id` (a [`Principal::Client`], never equal to a user);
+/// scopes come from `scope` (a space-separated string) and `scp` (an array or a string).
+/// [`access_tokens_only`](Self::access_tokens_only) also requires the RFC 9068 `typ`.
 ///
 /// ```
 /// use mcp_runtime::auth::{JwtKey, JwtVerifier};
@@ -121,6 +123,7 @@ pub struct JwtVerifier {
     issuers: Vec<String>,
     audiences: Vec<String>,
     leeway: Duration,
+    access_tokens_only: bool,
 }
 
 impl std::fmt::Debug for JwtVerifier {
@@ -129,6 +132,7 @@ impl std::fmt::Debug for JwtVerifier {
             .field("issuers", &self.issuers)
             .field("audiences", &self.audiences)
             .field("leeway", &self.leeway)
+            .field("access_tokens_only", &self.access_tokens_only)
             .finish_non_exhaustive()
     }
 }
@@ -141,7 +145,18 @@ impl JwtVerifier {
             issuers: Vec::new(),
             audiences: Vec::new(),
             leeway: Duration::from_secs(30),
+            access_tokens_only: false,
         }
+    }
+
+    /// Accepts only JWTs typed as access tokens: a header `typ` of `at+jwt` (or
+    /// `application/at+jwt`), as RFC 9068 requires, so that another JWT signed by the same
+    /// issuer (an OpenID Connect ID token, say) is refused. Off by default, because many
+    /// authorization servers still issue access tokens typed `JWT` or untyped: turn it on when
+    /// yours follows RFC 9068.
+    pub fn access_tokens_only(mut self) -> Self {
+        self.access_tokens_only = true;
+        self
     }
 
     /// Accepts tokens from this issuer (`iss`); call again to accept several. Without one,
@@ -171,6 +186,9 @@ impl JwtVerifier {
 
     fn check(&self, token: &str, resource: &str) -> std::result::Result<AuthInfo, AuthError> {
         let header = jsonwebtoken::decode_header(token).map_err(|_| AuthError::invalid_token("malformed token"))?;
+        if self.access_tokens_only && !header.typ.as_deref().is_some_and(is_access_token_type) {
+            return Err(AuthError::invalid_token("not an access token (typ at+jwt)"));
+        }
         let keys = Arc::clone(&self.key.read().unwrap_or_else(|e| e.into_inner()));
         let mut last = None;
         for key in keys.candidates(header.kid.as_deref(), header.alg) {
@@ -212,13 +230,21 @@ impl TokenVerifier for JwtVerifier {
     }
 }
 
+/// Whether a JWT header's `typ` names an RFC 9068 access token. Media types are
+/// case-insensitive, and RFC 7515 lets the `application/` prefix be left out.
+fn is_access_token_type(typ: &str) -> bool {
+    let typ = typ.get(..12).filter(|prefix| prefix.eq_ignore_ascii_case("application/")).map_or(typ, |_| &typ[12..]);
+    typ.eq_ignore_ascii_case("at+jwt")
+}
+
 /// The identity in verified claims.
 fn identity(token: &str, claims: Map<String, Value>) -> std::result::Result<AuthInfo, AuthError> {
-    let subject = ["sub", "client_id"]
-        .iter()
-        .find_map(|name| claims.get(*name).and_then(Value::as_str))
-        .ok_or_else(|| AuthError::invalid_token("the token names no subject"))?
-        .to_owned();
+    let text = |name: &str| claims.get(name).and_then(Value::as_str).map(str::to_owned);
+    let principal = match (text("sub"), text("client_id")) {
+        (Some(user), _) => Principal::User(user),
+        (None, Some(client)) => Principal::Client(client),
+        (None, None) => return Err(AuthError::invalid_token("the token names no subject")),
+    };
     let mut scopes: Vec<String> = Vec::new();
     let mut add = |scope: &str| {
         if !scope.is_empty() && !scopes.iter().any(|s| s == scope) {
@@ -232,7 +258,7 @@ fn identity(token: &str, claims: Map<String, Value>) -> std::result::Result<Auth
             _ => {}
         }
     }
-    Ok(AuthInfo::new(subject, token).with_scopes(scopes).with_claims(claims))
+    Ok(AuthInfo::of(principal, token).with_scopes(scopes).with_claims(claims))
 }
 
 /// A short reason for the client (`error_description`).
@@ -305,6 +331,40 @@ mod tests {
                 .unwrap();
         assert_eq!(verifier().check(&other, RESOURCE).unwrap_err().message(), "invalid token signature");
         assert_eq!(verifier().check("not.a.jwt", RESOURCE).unwrap_err().message(), "malformed token");
+    }
+
+    #[test]
+    fn a_token_without_sub_is_its_client_never_a_user() {
+        let mut claims = claims();
+        let claims_map = claims.as_object_mut().unwrap();
+        claims_map.remove("sub");
+        claims_map.insert("client_id".into(), "alice".into());
+        let machine = verifier().check(&sign(claims.clone()), RESOURCE).unwrap();
+        assert_eq!(machine.principal(), &Principal::Client("alice".into()));
+        assert_ne!(machine.principal(), &Principal::User("alice".into()));
+        claims["sub"] = "alice".into();
+        let user = verifier().check(&sign(claims), RESOURCE).unwrap();
+        assert_eq!(user.principal(), &Principal::User("alice".into()));
+    }
+
+    #[test]
+    fn access_tokens_only_checks_typ() {
+        let typed = |typ: Option<&str>| {
+            let mut header = Header::new(Algorithm::HS256);
+            header.typ = typ.map(str::to_owned);
+            encode(&header, &claims(), &EncodingKey::from_secret(SECRET).unwrap()).unwrap()
+        };
+        let strict = verifier().access_tokens_only();
+        for typ in ["at+jwt", "application/at+jwt", "AT+JWT", "Application/At+Jwt"] {
+            assert!(strict.check(&typed(Some(typ)), RESOURCE).is_ok(), "{typ}");
+        }
+        for typ in [Some("JWT"), None, Some("application/jwt"), Some("at+jwt+x"), Some("application/"), Some("é")] {
+            let refused = strict.check(&typed(typ), RESOURCE).unwrap_err();
+            assert_eq!(refused.message(), "not an access token (typ at+jwt)", "{typ:?}");
+        }
+        // Off by default: a token typed `JWT` (or untyped) is accepted.
+        assert!(verifier().check(&typed(Some("JWT")), RESOURCE).is_ok());
+        assert!(verifier().check(&typed(None), RESOURCE).is_ok());
     }
 
     #[test]

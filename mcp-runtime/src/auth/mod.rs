@@ -9,7 +9,7 @@
 //! | Module | Owns |
 //! |---|---|
 //! | `mod.rs` | [`TokenVerifier`], [`AuthError`], [`AuthInfo`] as an injected parameter |
-//! | `caller.rs` | [`AuthInfo`] and the caller of the request being handled |
+//! | `caller.rs` | [`AuthInfo`], [`Principal`] (a user or a client) and the caller of the request being handled |
 //! | `config.rs` | [`AuthConfig`]: the canonical resource URI, authorization servers, scopes |
 //! | `jwt.rs` | [`JwtVerifier`]: JWT access tokens checked by a key or a JWKS |
 //! | `scopes.rs` | which tools a caller may see and call |
@@ -22,7 +22,7 @@ mod config;
 mod jwt;
 pub(crate) mod scopes;
 
-pub use caller::AuthInfo;
+pub use caller::{AuthInfo, Principal};
 pub(crate) use caller::{current_caller, with_caller};
 pub use config::AuthConfig;
 pub use jwt::{JwtKey, JwtVerifier};

@@ -4,11 +4,16 @@
 
 mod elicitation;
 pub(crate) mod input_round;
+#[cfg(feature = "fs")]
+mod path_in_root;
 pub(crate) mod root;
 mod roots;
 mod sampling;
 
 pub use elicitation::{Elicitation, ElicitationSchemaError, elicitation_schema_for};
+#[cfg(feature = "fs")]
+#[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
+pub use path_in_root::{FolderEntry, OutsideRoot, PathInRoot};
 pub use root::Root;
 pub use roots::RootsError;
 pub use sampling::{ModelPreferences, Sampled, Sampling, SamplingMessage};

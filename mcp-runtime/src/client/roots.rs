@@ -7,14 +7,15 @@ use serde::Deserialize;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// Why a path was refused by [`Context::resolve_in_roots`].
+/// Why a path was refused by [`Context::resolve_in_roots`] or `Context::path_in_roots`.
 #[derive(Debug)]
 pub enum RootsError {
     /// The roots could not be listed.
     Client(ClientError),
     /// The path (after resolving `..` and symlinks) is outside every root.
     OutsideRoots(PathBuf),
-    /// The path could not be resolved (it or its parent does not exist).
+    /// The path could not be resolved (it or its parent does not exist, or it is a dangling
+    /// symlink), or the root holding it could not be opened.
     Unresolvable(PathBuf, std::io::Error),
 }
 
@@ -57,10 +58,14 @@ impl Input<'_> {
 impl Context {
     /// Resolves `path` (relative paths against the first root) and checks it lies inside one
     /// of the client's roots after canonicalization, so neither `..` nor a symlink can escape.
-    /// A path that does not exist yet is checked through its parent folder.
+    /// A path that does not exist yet is checked through its parent folder; a dangling symlink
+    /// is refused.
+    ///
+    /// The check holds at the moment it is made: a symlink put in the path's place before the
+    /// tool uses it is followed. To act on files, use
+    /// [`path_in_roots`](Self::path_in_roots) (feature `fs`), which checks at each operation.
     pub async fn resolve_in_roots(&self, path: impl AsRef<Path>) -> Result<PathBuf, RootsError> {
-        let roots: Vec<PathBuf> =
-            self.roots().await.map_err(RootsError::Client)?.iter().filter_map(Root::path).collect();
+        let roots = self.root_paths().await?;
         let path = path.as_ref();
         let joined = match (path.is_absolute(), roots.first()) {
             (false, Some(first)) => first.join(path),
@@ -71,6 +76,25 @@ impl Context {
         let inside = roots.iter().filter_map(|root| root.canonicalize().ok()).any(|root| resolved.starts_with(&root));
         if inside { Ok(resolved) } else { Err(RootsError::OutsideRoots(resolved)) }
     }
+
+    /// `path` beneath the client's root that holds it (relative paths: the first root), as a
+    /// [`PathInRoot`](super::PathInRoot) whose every operation resolves it through the root's
+    /// directory handle: `..` above the root, absolute paths elsewhere and symlinks out of the
+    /// root are refused when the file is opened, so a link swapped in later cannot escape.
+    #[cfg(feature = "fs")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
+    pub async fn path_in_roots(&self, path: impl AsRef<Path>) -> Result<super::PathInRoot, RootsError> {
+        let roots = self.root_paths().await?;
+        let path = path.as_ref();
+        let (root, relative) =
+            super::path_in_root::locate(&roots, path).ok_or_else(|| RootsError::OutsideRoots(path.to_path_buf()))?;
+        super::PathInRoot::new(root, relative).map_err(|e| RootsError::Unresolvable(root.to_path_buf(), e))
+    }
+
+    /// The local folders among the client's roots.
+    async fn root_paths(&self) -> Result<Vec<PathBuf>, RootsError> {
+        Ok(self.roots().await.map_err(RootsError::Client)?.iter().filter_map(Root::path).collect())
+    }
 }
 
 fn canonicalize_allowing_new_file(path: &Path) -> std::io::Result<PathBuf> {
@@ -78,7 +102,8 @@ fn canonicalize_allowing_new_file(path: &Path) -> std::io::Result<PathBuf> {
         Ok(resolved) => Ok(resolved),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
             let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else { return Err(err) };
-            if name == ".." {
+            // A dangling symlink names no file yet, but writing through it creates its target.
+            if name == ".." || path.symlink_metadata().is_ok() {
                 return Err(err);
             }
             Ok(parent.canonicalize()?.join(name))
@@ -96,5 +121,18 @@ mod tests {
         let root = Root { uri: "file:///home/me/My%20Project".into(), name: None };
         assert_eq!(root.path(), Some(PathBuf::from("/home/me/My Project")));
         assert_eq!(Root { uri: "https://x".into(), name: None }.path(), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_dangling_symlink_is_not_a_new_file() {
+        let base = std::env::temp_dir().join(format!("mcp-roots-dangling-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir_all(&base).unwrap();
+        std::os::unix::fs::symlink("/nonexistent-mcp-target/new.txt", base.join("dangling")).unwrap();
+        assert!(canonicalize_allowing_new_file(&base.join("dangling")).is_err());
+        let new = canonicalize_allowing_new_file(&base.join("new.txt")).unwrap();
+        assert_eq!(new, base.canonicalize().unwrap().join("new.txt"));
+        std::fs::remove_dir_all(&base).unwrap();
     }
 }

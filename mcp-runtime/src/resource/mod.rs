@@ -54,7 +54,8 @@ pub struct ResourceDescriptor {
     pub annotations: Option<Annotations>,
     /// Icons.
     pub icons: &'static [Icon],
-    /// Whether template variables may contain `..` segments (refused by default).
+    /// Whether template variables may hold path-like values: `..` segments, absolute, `~`
+    /// and UNC paths, NUL bytes (all refused by default).
     pub allow_dot_segments: bool,
     /// How long 2026-07-28 clients may cache a read (`ttlMs`); the server's default if `None`.
     pub ttl_ms: Option<u64>,

@@ -4,9 +4,26 @@
 
 pub(crate) use mcp_runtime_uri_template::{Bindings, UriTemplate, percent_decode as decode};
 
-/// Whether a bound value would climb out of its place in a path (`..` as a segment).
-pub(crate) fn has_dot_segment(value: &str) -> bool {
-    value.split(['/', '\\']).any(|segment| segment == "..")
+/// What makes a bound (decoded) value unsafe to use as part of a path, if anything: it could
+/// climb out of its place (a `..` segment), replace the path (absolute, `~` for a home folder,
+/// a Windows drive or a UNC share `\\server\share`), or cut it short where the OS reads a C
+/// string (a NUL byte).
+pub(crate) fn path_escape(value: &str) -> Option<&'static str> {
+    let bytes = value.as_bytes();
+    if bytes.contains(&0) {
+        Some("a NUL byte")
+    } else if value.split(['/', '\\']).any(|segment| segment == "..") {
+        Some("a `..` segment")
+    } else if value.starts_with("\\\\") || value.starts_with("//") {
+        Some("a UNC path")
+    } else if value.starts_with(['/', '\\']) || (bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':')
+    {
+        Some("an absolute path")
+    } else if value.starts_with('~') {
+        Some("a home folder (`~`)")
+    } else {
+        None
+    }
 }
 
 #[cfg(test)]
@@ -14,9 +31,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn dot_segments_are_detected() {
-        assert!(has_dot_segment("../etc/passwd"));
-        assert!(has_dot_segment("a/../../b"));
-        assert!(!has_dot_segment("a..b/c"));
+    fn values_that_leave_their_place_are_named() {
+        assert_eq!(path_escape("../etc/passwd"), Some("a `..` segment"));
+        assert_eq!(path_escape("a/../../b"), Some("a `..` segment"));
+        assert_eq!(path_escape("a\\..\\b"), Some("a `..` segment"));
+        assert_eq!(path_escape("/etc/passwd"), Some("an absolute path"));
+        assert_eq!(path_escape("\\Windows"), Some("an absolute path"));
+        assert_eq!(path_escape("C:\\Windows"), Some("an absolute path"));
+        assert_eq!(path_escape("\\\\server\\share"), Some("a UNC path"));
+        assert_eq!(path_escape("//server/share"), Some("a UNC path"));
+        assert_eq!(path_escape("~/.ssh/id_rsa"), Some("a home folder (`~`)"));
+        assert_eq!(path_escape("~root"), Some("a home folder (`~`)"));
+        assert_eq!(path_escape("notes.txt\0.png"), Some("a NUL byte"));
+    }
+
+    #[test]
+    fn ordinary_values_pass() {
+        for value in ["a..b/c", "docs/readme.md", "a~b", "x:y", "", "é/ü"] {
+            assert_eq!(path_escape(value), None, "{value}");
+        }
     }
 }

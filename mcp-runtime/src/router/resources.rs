@@ -7,7 +7,7 @@ use crate::message::Request;
 use crate::protocol::{self, ProtocolVersion};
 use crate::registry::Registry;
 use crate::resource::ResourceRequest;
-use crate::resource::uri_template::has_dot_segment;
+use crate::resource::uri_template::path_escape;
 use crate::session::Session;
 use serde_json::Map;
 use serde_json::value::RawValue;
@@ -61,8 +61,10 @@ pub(crate) fn read<'a>(registry: &'a Registry, version: Option<ProtocolVersion>,
     let (descriptor, variables) = if let Some(resource) = registry.resources.get(uri) {
         (resource.clone(), Default::default())
     } else if let Some((template, variables)) = registry.match_template(uri) {
-        if !template.descriptor.allow_dot_segments && variables.values().any(|v| has_dot_segment(v)) {
-            let message = format!("refused: a `..` segment in a variable of {}", clip(uri));
+        if !template.descriptor.allow_dot_segments
+            && let Some(escape) = variables.values().find_map(|v| path_escape(v))
+        {
+            let message = format!("refused: {escape} in a variable of {}", clip(uri));
             return Route::Reply(Err(ErrorObject::invalid_params(message)));
         }
         (template.descriptor.clone(), variables)

@@ -96,7 +96,7 @@ impl Inner {
         })?;
         #[cfg(feature = "auth")]
         if let Some(owner) = session.owner.get()
-            && crate::auth::current_caller().is_none_or(|caller| super::auth::owner_of(&caller) != *owner)
+            && crate::auth::current_caller().is_none_or(|caller| super::auth::SessionOwner::of(&caller) != *owner)
         {
             tracing::warn!(session = %session.id, "refused a request for a session started by another user");
             return Err(Failure {
@@ -236,7 +236,7 @@ impl Inner {
             }
             #[cfg(feature = "auth")]
             if let Some(caller) = crate::auth::current_caller() {
-                let _ = session.owner.set(super::auth::owner_of(&caller));
+                let _ = session.owner.set(super::auth::SessionOwner::of(&caller));
             }
             tracing::debug!(session = %session.id, "session started");
         }

@@ -26,10 +26,10 @@ pub(super) struct HttpSession {
     pub connection: Connection,
     streams: Arc<Streams>,
     last_active: Mutex<Instant>,
-    /// The issuer and subject of the token that started the session (feature `auth`): later
-    /// requests must come from the same user.
+    /// The issuer and principal of the token that started the session (feature `auth`): later
+    /// requests must come from the same user (or client).
     #[cfg(feature = "auth")]
-    pub owner: std::sync::OnceLock<String>,
+    pub owner: std::sync::OnceLock<super::auth::SessionOwner>,
 }
 
 /// Every stream of a session.
