@@ -136,10 +136,8 @@ fn announce(server: &ServerHandle, name: &str, list_changed: bool) -> mcp_runtim
     server.resource_updated(&format!("notes://{name}"))?;
     server.resource_updated("notes://index")?;
     if list_changed {
-        // Re-registering the template is what sends `notifications/resources/list_changed`
-        // (the handle has no call that only announces it).
-        server.remove_resources(&["notes://{name}"])?;
-        server.add_resources(resources![note])?;
+        // The template enumerates the folder: what it lists changed, not the registry.
+        server.resource_list_changed()?;
     }
     Ok(())
 }

@@ -6,7 +6,6 @@
 use super::body::{self, Answer};
 use super::headers::{PROTOCOL_VERSION, SESSION_ID, header};
 use super::service::Inner;
-use crate::clip::clip;
 use crate::engine::encode_rejected;
 use crate::jsonrpc::{ErrorObject, Rejected};
 use crate::message::{Message, Request};
@@ -73,7 +72,7 @@ impl Inner {
             return None;
         }
         tracing::debug!(tool = %name, subject = caller.subject(), "refused a call lacking the scopes {missing:?}");
-        let description = format!("tool `{}` needs the scopes: {}", clip(name), missing.join(" "));
+        let description = format!("tool `{}` needs the scopes: {}", crate::clip::clip(name), missing.join(" "));
         Some(guard.insufficient_scope(&caller, tool.scopes, &description, Some(&request.id)))
     }
 }
