@@ -6,8 +6,8 @@
 //! Run it with `cargo run -p filesystem` from a client that declares the `roots` capability.
 
 use mcp_runtime::prelude::*;
-use std::fs;
 use std::path::PathBuf;
+use tokio::fs;
 
 /// `path` resolved inside the client's roots, or why it may not be used.
 async fn resolve(ctx: &Context, path: &str) -> Result<PathBuf, String> {
@@ -22,7 +22,7 @@ async fn read_file(
     ctx: Context,
 ) -> Result<String, String> {
     let path = resolve(&ctx, &path).await?;
-    fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    fs::read_to_string(&path).await.map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
 /// List a folder: one entry per line, folders ending in `/`.
@@ -33,14 +33,13 @@ async fn list_directory(
     ctx: Context,
 ) -> Result<String, String> {
     let path = resolve(&ctx, &path).await?;
-    let entries = fs::read_dir(&path).map_err(|e| format!("cannot list {}: {e}", path.display()))?;
-    let mut names: Vec<String> = entries
-        .filter_map(Result::ok)
-        .map(|entry| {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if entry.file_type().is_ok_and(|t| t.is_dir()) { format!("{name}/") } else { name }
-        })
-        .collect();
+    let mut entries = fs::read_dir(&path).await.map_err(|e| format!("cannot list {}: {e}", path.display()))?;
+    let mut names = Vec::new();
+    while let Ok(Some(entry)) = entries.next_entry().await {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let is_dir = entry.file_type().await.is_ok_and(|t| t.is_dir());
+        names.push(if is_dir { format!("{name}/") } else { name });
+    }
     names.sort();
     Ok(names.join("\n"))
 }
@@ -55,7 +54,7 @@ async fn write_file(
     ctx: Context,
 ) -> Result<String, String> {
     let path = resolve(&ctx, &path).await?;
-    fs::write(&path, &content).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    fs::write(&path, &content).await.map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(format!("wrote {} bytes to {}", content.len(), path.display()))
 }
 
@@ -67,7 +66,7 @@ async fn delete_file(
     ctx: Context,
 ) -> Result<String, String> {
     let path = resolve(&ctx, &path).await?;
-    fs::remove_file(&path).map_err(|e| format!("cannot delete {}: {e}", path.display()))?;
+    fs::remove_file(&path).await.map_err(|e| format!("cannot delete {}: {e}", path.display()))?;
     Ok(format!("deleted {}", path.display()))
 }
 

@@ -8,6 +8,7 @@
 //! one that waits (I/O, a timer, the client) continues on a task of its own, so it never holds
 //! up the next message.
 
+pub(crate) mod first_poll;
 mod stateless;
 
 use crate::context::{CURRENT, Context};
@@ -19,6 +20,7 @@ use crate::registry::Change;
 use crate::router::{self, PanicAnswer, Reply, Route, Task};
 use crate::session::outgoing::{self, Kind, Outgoing, Sink};
 use crate::session::{Refusal, Session};
+use first_poll::FirstPolls;
 use serde::Deserialize;
 use serde_json::json;
 use serde_json::value::RawValue;
@@ -51,10 +53,11 @@ pub(crate) struct Connection {
     /// Serves every request as stateless, whatever its body says (the transport knows, e.g.
     /// from an HTTP header).
     stateless_only: bool,
-    /// Every message is received by one thread, in order (stdio): no cancellation or
-    /// duplicate id can arrive while a handler's first poll runs, so a request is registered
-    /// in flight only if that poll leaves it pending.
-    serial: bool,
+    /// `Some` when every message is received by one thread, in order (stdio): no cancellation
+    /// or duplicate id can arrive while a handler's first poll runs, so a request is registered
+    /// in flight only if that poll leaves it pending. Its first polls are marked there, for a
+    /// watchdog to see one block that thread.
+    serial: Option<Arc<FirstPolls>>,
 }
 
 /// Dropping a connection cancels what it still runs: its client is gone.
@@ -72,13 +75,14 @@ impl Connection {
     pub fn new(server: Arc<ServerCore>, unsolicited: Sink) -> Self {
         let session = Arc::new(Session::new(Arc::clone(&server.settings), unsolicited));
         let announcer = tokio::spawn(announce_changes(Arc::clone(&session), server.catalog.subscribe()));
-        Self { core: server, session, announcer: Some(announcer), stateless_only: false, serial: false }
+        Self { core: server, session, announcer: Some(announcer), stateless_only: false, serial: None }
     }
 
-    /// A new session whose messages all arrive on one thread, in order (stdio).
-    pub fn serial(server: Arc<ServerCore>, unsolicited: Sink) -> Self {
+    /// A new session whose messages all arrive on one thread, in order (stdio); its handlers'
+    /// first polls are marked in `first_polls`.
+    pub fn serial(server: Arc<ServerCore>, unsolicited: Sink, first_polls: Arc<FirstPolls>) -> Self {
         let mut connection = Self::new(server, unsolicited);
-        connection.serial = true;
+        connection.serial = Some(first_polls);
         connection
     }
 
@@ -88,7 +92,7 @@ impl Connection {
     pub fn stateless(server: Arc<ServerCore>) -> Self {
         let (unsolicited, _) = tokio::sync::mpsc::channel(1);
         let session = Arc::new(Session::new(Arc::clone(&server.settings), unsolicited));
-        Self { core: server, session, announcer: None, stateless_only: true, serial: false }
+        Self { core: server, session, announcer: None, stateless_only: true, serial: None }
     }
 
     /// Lets the transport close a request's stream early when a handler asks
@@ -175,7 +179,7 @@ impl Connection {
         let state = call.as_ref().map(stateless::StatelessCall::context_state);
         let ctx = Context::new(id.clone(), task.meta, Arc::clone(&self.session), sink, state);
         // Registered before its first poll unless the connection is serial (see `serial`).
-        let registered = !self.serial;
+        let registered = self.serial.is_none();
         let admitted = if registered { self.session.begin(&id, &ctx.in_flight()) } else { self.session.admits(&id) };
         if let Err(refusal) = admitted {
             return refused(&id, refusal, self.core.settings.max_requests_in_flight);
@@ -185,10 +189,19 @@ impl Connection {
         // give: a handler left pending is polled again, with its task's waker, as soon as that
         // task starts, and a future registers the waker of its latest poll.
         let mut made = None;
+        if let Some(first_polls) = &self.serial {
+            first_polls.enter(match task.on_panic {
+                PanicAnswer::ToolError(tool) => tool,
+                PanicAnswer::InternalError => first_poll::OTHER_HANDLER,
+            });
+        }
         let polled = in_scope(&ctx, || {
             let handler = made.insert(task.run.start(&ctx));
             std::pin::Pin::new(handler).poll(&mut std::task::Context::from_waker(Waker::noop()))
         });
+        if let Some(first_polls) = &self.serial {
+            first_polls.leave();
+        }
         if let Poll::Ready(step) = settle(&ctx, polled) {
             let reply = step.into_reply(call.as_ref(), task.on_panic, &self.core.settings);
             // Over HTTP a cancellation may come in on another request meanwhile; it wins.

@@ -1,0 +1,58 @@
+//! The stdio watchdog: a thread that notices a handler blocking the connection's thread in its
+//! first poll, reports it once per handler, and ends serving if stdin ends meanwhile.
+//!
+//! The connection's thread reads stdin and runs each handler's first poll (see the engine), so a
+//! handler that blocks there (blocking I/O in an `async fn` before its first `.await`) keeps it
+//! from reading anything, the end of input included. The watchdog does not depend on that
+//! thread, nor on the runtime's workers: it wakes every [`TICK`], compares the first poll in
+//! progress with the one it saw last, and polls stdin for a hang-up only while one has run
+//! longer than a tick.
+
+use super::streams;
+use crate::engine::first_poll::{BLOCKING_THRESHOLD, FirstPolls};
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+/// How often the watchdog looks.
+const TICK: Duration = Duration::from_millis(50);
+
+/// Starts the watchdog of `first_polls`; it cancels `stop` when stdin ends while a first poll
+/// blocks, and ends once `stop` is cancelled.
+pub(super) fn spawn(first_polls: Arc<FirstPolls>, stop: CancellationToken) -> std::io::Result<()> {
+    std::thread::Builder::new().name("mcp-stdio-watchdog".into()).spawn(move || watch(&first_polls, &stop))?;
+    Ok(())
+}
+
+fn watch(first_polls: &FirstPolls, stop: &CancellationToken) {
+    let mut reported = HashSet::new();
+    // The first poll seen at the last tick, and when it was first seen.
+    let mut seen = (0, Instant::now());
+    while !stop.is_cancelled() {
+        std::thread::sleep(TICK);
+        let current = first_polls.current();
+        if current == 0 || current != seen.0 {
+            seen = (current, Instant::now());
+            continue;
+        }
+        // The same first poll as a tick ago: the connection's thread reads nothing meanwhile.
+        if seen.1.elapsed() >= BLOCKING_THRESHOLD {
+            let handler = first_polls.handler();
+            if reported.insert(handler) {
+                tracing::warn!(
+                    handler,
+                    "`{handler}` has blocked the stdio connection's thread for over {} ms in its first poll, so \
+                     no other message is read meanwhile: mark a sync tool `#[mcp_tool(blocking)]`, or use async I/O \
+                     (tokio::fs, tokio::process...) in an `async fn` so that it awaits instead of blocking",
+                    BLOCKING_THRESHOLD.as_millis()
+                );
+            }
+        }
+        if streams::stdin_hung_up() {
+            tracing::info!("stdin closed while a handler blocks the stdio connection's thread: shutting down");
+            stop.cancel();
+            return;
+        }
+    }
+}
