@@ -176,3 +176,19 @@ async fn a_first_poll_that_blocks_is_reported_once_naming_the_tool() {
     assert!(warnings[0].contains("`block_for`"), "{}", warnings[0]);
     assert!(warnings[0].contains("#[mcp_tool(blocking)]") && warnings[0].contains("async I/O"), "{}", warnings[0]);
 }
+
+/// A client may write all its requests and close stdin at once: a handler that blocks for less
+/// than the grace meanwhile does not cost the requests after it their answers.
+#[tokio::test]
+async fn input_left_after_a_slow_first_poll_is_still_served_at_eof() {
+    let (mut server, log) = started("batch", &[]).await;
+    server.send_request(json!(1), "tools/call", json!({"name": "block_for", "arguments": {"millis": 300}})).await;
+    server.send_request(json!(2), "ping", json!({})).await;
+    server.close_stdin();
+    let answers = server.drain().await;
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    assert_eq!(text(&answers[0]), "blocked 300 ms");
+    assert_eq!(answers[1]["result"], json!({}), "{answers:?}");
+    assert!(server.wait(Duration::from_secs(3)).await.success());
+    stderr_of(&log);
+}

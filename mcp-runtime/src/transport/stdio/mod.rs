@@ -45,6 +45,7 @@ const FLUSH_TIMEOUT: Duration = Duration::from_secs(1);
 pub(crate) async fn serve(server: Arc<ServerCore>) -> Result<()> {
     let input = Lines::new(streams::stdin()?, server.settings.max_message_size);
     let busy_poll = server.settings.stdio_busy_poll;
+    let grace = server.settings.shutdown_grace;
     let too_large = format!(
         "Invalid Request: message larger than the {}-byte limit; it was skipped",
         server.settings.max_message_size
@@ -59,7 +60,7 @@ pub(crate) async fn serve(server: Arc<ServerCore>) -> Result<()> {
     // Cancelled when serving ends, by whichever side sees it first.
     let stop = CancellationToken::new();
     let writer = outbox.spawn_writer(stop.clone())?;
-    watchdog::spawn(first_polls, stop.clone())?;
+    watchdog::spawn(first_polls, stop.clone(), grace)?;
     let (finished, mut reader) = tokio::sync::oneshot::channel();
     let runtime = tokio::runtime::Handle::current();
     std::thread::Builder::new().name("mcp-stdio".into()).spawn({
