@@ -1,12 +1,15 @@
-//! The handler first poll in progress on a serial connection (stdio), where a watchdog thread
-//! can see that it blocks.
+//! First polls that block: the one in progress on a serial connection (stdio), where a
+//! watchdog thread can see that it blocks, and the report, once per handler.
 //!
 //! A serial connection polls each handler once on the thread that reads its input. A handler
 //! that blocks there (blocking I/O in an `async fn` before its first `.await`) stops that
 //! thread: it reads nothing more, not even the end of input. The connection thread marks each
 //! first poll here with two plain stores (no lock, no read-modify-write), so watching costs a
-//! call next to nothing; the name of the handler is written only when it changes.
+//! call next to nothing; the name of the handler is written only when it changes. Elsewhere
+//! (HTTP) a first poll runs on a runtime worker and is timed instead: one that took longer than
+//! the threshold is reported when it returns.
 
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
@@ -17,6 +20,22 @@ pub(crate) const BLOCKING_THRESHOLD: Duration = Duration::from_millis(500);
 /// What a handler is called in the report that it blocks: its tool's name, or this for the
 /// other handlers (resources, prompts, completions).
 pub(crate) const OTHER_HANDLER: &str = "a resource, prompt or completion handler";
+
+/// Logs, once per handler in the process, that a first poll of `handler` blocked its thread
+/// for longer than [`BLOCKING_THRESHOLD`].
+pub(crate) fn report_blocking(handler: &'static str) {
+    static REPORTED: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
+    let mut reported = REPORTED.lock().unwrap_or_else(PoisonError::into_inner);
+    if reported.get_or_insert_with(HashSet::new).insert(handler) {
+        tracing::warn!(
+            handler,
+            "`{handler}` blocked its thread for over {} ms in its first poll, holding up other requests: mark a \
+             sync tool `#[mcp_tool(blocking)]`, or use async I/O (tokio::fs, tokio::process...) in an `async fn` \
+             so that it awaits instead of blocking",
+            BLOCKING_THRESHOLD.as_millis()
+        );
+    }
+}
 
 #[derive(Default)]
 pub(crate) struct FirstPolls {

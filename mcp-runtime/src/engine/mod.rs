@@ -29,6 +29,7 @@ use std::future::Future as _;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::task::{Poll, Waker};
+use std::time::Instant;
 use tokio::task::JoinHandle;
 
 /// What a message produced at once, for [`Connection::receive_now`].
@@ -189,18 +190,29 @@ impl Connection {
         // give: a handler left pending is polled again, with its task's waker, as soon as that
         // task starts, and a future registers the waker of its latest poll.
         let mut made = None;
-        if let Some(first_polls) = &self.serial {
-            first_polls.enter(match task.on_panic {
-                PanicAnswer::ToolError(tool) => tool,
-                PanicAnswer::InternalError => first_poll::OTHER_HANDLER,
-            });
-        }
+        let handler_name = match task.on_panic {
+            PanicAnswer::ToolError(tool) => tool,
+            PanicAnswer::InternalError => first_poll::OTHER_HANDLER,
+        };
+        // Watched on a serial connection (stdio's watchdog); timed elsewhere, where a call
+        // costs far more than reading the clock twice.
+        let started = match &self.serial {
+            Some(first_polls) => {
+                first_polls.enter(handler_name);
+                None
+            }
+            None => Some(Instant::now()),
+        };
         let polled = in_scope(&ctx, || {
             let handler = made.insert(task.run.start(&ctx));
             std::pin::Pin::new(handler).poll(&mut std::task::Context::from_waker(Waker::noop()))
         });
-        if let Some(first_polls) = &self.serial {
-            first_polls.leave();
+        match (&self.serial, started) {
+            (Some(first_polls), _) => first_polls.leave(),
+            (None, Some(started)) if started.elapsed() >= first_poll::BLOCKING_THRESHOLD => {
+                first_poll::report_blocking(handler_name)
+            }
+            (None, _) => {}
         }
         if let Poll::Ready(step) = settle(&ctx, polled) {
             let reply = step.into_reply(call.as_ref(), task.on_panic, &self.core.settings);

@@ -12,8 +12,7 @@
 //! end of input itself; one still blocked after it ends serving.
 
 use super::streams;
-use crate::engine::first_poll::{BLOCKING_THRESHOLD, FirstPolls};
-use std::collections::HashSet;
+use crate::engine::first_poll::{BLOCKING_THRESHOLD, FirstPolls, report_blocking};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
@@ -29,7 +28,6 @@ pub(super) fn spawn(first_polls: Arc<FirstPolls>, stop: CancellationToken, grace
 }
 
 fn watch(first_polls: &FirstPolls, stop: &CancellationToken, grace: Duration) {
-    let mut reported = HashSet::new();
     // The first poll seen at the last tick, when it was first seen, and when stdin was first
     // seen hung up while it ran.
     let mut seen = (0, Instant::now());
@@ -44,16 +42,7 @@ fn watch(first_polls: &FirstPolls, stop: &CancellationToken, grace: Duration) {
         }
         // The same first poll as a tick ago: the connection's thread reads nothing meanwhile.
         if seen.1.elapsed() >= BLOCKING_THRESHOLD {
-            let handler = first_polls.handler();
-            if reported.insert(handler) {
-                tracing::warn!(
-                    handler,
-                    "`{handler}` has blocked the stdio connection's thread for over {} ms in its first poll, so \
-                     no other message is read meanwhile: mark a sync tool `#[mcp_tool(blocking)]`, or use async I/O \
-                     (tokio::fs, tokio::process...) in an `async fn` so that it awaits instead of blocking",
-                    BLOCKING_THRESHOLD.as_millis()
-                );
-            }
+            report_blocking(first_polls.handler());
         }
         if !streams::stdin_hung_up() {
             continue;
