@@ -29,14 +29,19 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     // Expanded even when wrong, so the body's `.await`s do not add errors of their own.
     let ItemFn { attrs, vis, mut sig, block } = function;
     sig.asyncness = None;
+    // Once the function returns, work still running on the runtime (a handler blocking a worker
+    // or a blocking-pool thread) gets `SHUTDOWN_TIMEOUT`, not forever, so it cannot keep the
+    // process alive after the server has stopped.
     let expanded = quote! {
         #(#attrs)*
         #vis #sig {
-            ::mcp_runtime::__private::tokio::runtime::Builder::new_multi_thread()
+            let __mcp_runtime = ::mcp_runtime::__private::tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()
-                .expect("failed to start the tokio runtime")
-                .block_on(async move #block)
+                .expect("failed to start the tokio runtime");
+            let __mcp_output = __mcp_runtime.block_on(async move #block);
+            __mcp_runtime.shutdown_timeout(::mcp_runtime::__private::SHUTDOWN_TIMEOUT);
+            __mcp_output
         }
     };
     with_errors(errors, expanded)

@@ -14,6 +14,10 @@ pub use serde;
 pub use serde_json;
 pub use tokio;
 
+/// How long `#[mcp_runtime::main]` lets work left on its runtime run once the function
+/// returned, before it abandons it (a handler that blocks cannot keep the process alive).
+pub const SHUTDOWN_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(250);
+
 use crate::{CallToolResult, Context, ErrorObject, GetPromptResult, ReadResourceResult};
 
 /// A resource function's return value as a `resources/read` result or error.

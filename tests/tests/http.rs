@@ -52,6 +52,13 @@ async fn slow(millis: u64) -> String {
     format!("slept {millis} ms")
 }
 
+/// Blocks its thread in its first poll (as blocking I/O in an `async fn` would), then answers.
+#[mcp_tool]
+async fn block_for(millis: u64) -> String {
+    std::thread::sleep(Duration::from_millis(millis));
+    format!("blocked {millis} ms")
+}
+
 fn server() -> Server {
     server!().tools(tools![steps, add_late_tool, test_reconnection, slow])
 }
@@ -547,6 +554,54 @@ async fn requests_still_running_when_the_grace_ends_get_an_error_on_json_and_sse
     let last = messages.last().expect("the stream carries an answer");
     assert_eq!(last["id"], 4, "{messages:?}");
     assert_eq!(last["error"]["code"], -32011, "{messages:?}");
+    assert_valid(&client);
+}
+
+/// What the runtime logs in this process, from the first call on.
+fn captured_log() -> &'static std::sync::Mutex<Vec<u8>> {
+    static LOG: std::sync::OnceLock<&'static std::sync::Mutex<Vec<u8>>> = std::sync::OnceLock::new();
+    LOG.get_or_init(|| {
+        let log: &'static std::sync::Mutex<Vec<u8>> = Box::leak(Box::default());
+        let subscriber = tracing_subscriber::fmt()
+            .with_ansi(false)
+            .with_max_level(tracing::Level::WARN)
+            .with_writer(move || LogWriter(log))
+            .finish();
+        tracing::subscriber::set_global_default(subscriber).expect("no other global subscriber");
+        log
+    })
+}
+
+struct LogWriter(&'static std::sync::Mutex<Vec<u8>>);
+
+impl std::io::Write for LogWriter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A first poll that blocks a worker for longer than the threshold (500 ms) is reported once,
+/// naming the tool and saying what to do.
+#[tokio::test]
+async fn a_first_poll_that_blocks_a_worker_is_reported_once() {
+    let log = captured_log();
+    let running = start(server!().tools(tools![block_for])).await;
+    let client = session_client(&running).await;
+    for id in 1..=2 {
+        let messages =
+            client.request(id, "tools/call", json!({"name": "block_for", "arguments": {"millis": 600}})).await;
+        assert_eq!(messages.last().unwrap()["result"]["content"][0]["text"], "blocked 600 ms");
+    }
+    running.stop().await;
+    let log = String::from_utf8(log.lock().unwrap().clone()).unwrap();
+    let warnings: Vec<&str> = log.lines().filter(|line| line.contains("`block_for`")).collect();
+    assert_eq!(warnings.len(), 1, "{log}");
+    assert!(warnings[0].contains("#[mcp_tool(blocking)]") && warnings[0].contains("async I/O"), "{}", warnings[0]);
     assert_valid(&client);
 }
 

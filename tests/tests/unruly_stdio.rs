@@ -15,7 +15,7 @@ const SHUTTING_DOWN: i64 = -32011;
 
 /// The server's default shutdown grace, and the margin a test allows beyond it.
 const GRACE: Duration = Duration::from_millis(500);
-const MARGIN: Duration = Duration::from_millis(1500);
+const MARGIN: Duration = Duration::from_millis(2000);
 
 /// A server whose stderr goes to a file of its own (read with [`stderr_of`]), with `env` set.
 async fn started(test: &str, env: &[(&str, &str)]) -> (StdioServer, PathBuf) {
@@ -107,5 +107,88 @@ async fn a_request_still_running_at_shutdown_gets_an_error() {
     assert_eq!(server.drain().await, Vec::<Value>::new());
     assert!(server.wait(GRACE + MARGIN).await.success());
     server.assert_schema_valid();
+    stderr_of(&log);
+}
+
+/// Sends `tool` (which blocks its thread for good), waits until it runs, then ends the server
+/// with `end`; the process must exit within the grace (plus a margin for the watchdog's tick
+/// and a loaded machine).
+async fn ends_despite(test: &str, tool: &str, end: impl FnOnce(&mut StdioServer)) -> String {
+    let (mut server, log) = started(test, &[]).await;
+    server.send_request(json!(1), "tools/call", json!({"name": tool, "arguments": {}})).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let ended = Instant::now();
+    end(&mut server);
+    server.wait(GRACE + MARGIN).await;
+    assert!(ended.elapsed() < GRACE + MARGIN, "took {:?}", ended.elapsed());
+    stderr_of(&log)
+}
+
+fn close_stdin(server: &mut StdioServer) {
+    server.close_stdin();
+}
+
+fn terminate(server: &mut StdioServer) {
+    let status = std::process::Command::new("kill").args(["-TERM", &server.pid().to_string()]).status();
+    assert!(status.expect("run kill").success());
+}
+
+/// An async tool that blocks the connection's thread in its first poll (blocking I/O before
+/// its first `.await`) cannot stop stdin EOF from ending the process.
+#[tokio::test]
+async fn stdin_eof_ends_the_process_while_a_first_poll_blocks() {
+    ends_despite("eof-first", "block_first", close_stdin).await;
+}
+
+/// Likewise SIGTERM.
+#[tokio::test]
+async fn sigterm_ends_the_process_while_a_first_poll_blocks() {
+    ends_despite("term-first", "block_first", terminate).await;
+}
+
+/// A handler that blocks a runtime worker after its first `.await` cannot keep the process
+/// alive at stdin EOF either (`#[mcp_runtime::main]` does not wait for it).
+#[tokio::test]
+async fn stdin_eof_ends_the_process_while_a_worker_is_blocked() {
+    ends_despite("eof-later", "block_later", close_stdin).await;
+}
+
+/// Likewise SIGTERM.
+#[tokio::test]
+async fn sigterm_ends_the_process_while_a_worker_is_blocked() {
+    ends_despite("term-later", "block_later", terminate).await;
+}
+
+/// A first poll that blocks longer than the threshold (500 ms) is reported once per handler,
+/// naming it and saying what to do; the calls themselves are answered.
+#[tokio::test]
+async fn a_first_poll_that_blocks_is_reported_once_naming_the_tool() {
+    let (mut server, log) = started("warning", &[]).await;
+    for id in 1..=2 {
+        assert_eq!(text(&call(&mut server, id, "block_for", json!({"millis": 700})).await), "blocked 700 ms");
+    }
+    assert_eq!(text(&call(&mut server, 3, "nap", json!({"millis": 1})).await), "slept 1 ms");
+    server.close_stdin();
+    assert!(server.wait(Duration::from_secs(3)).await.success());
+    let stderr = stderr_of(&log);
+    let warnings: Vec<&str> = stderr.lines().filter(|line| line.contains("WARN")).collect();
+    assert_eq!(warnings.len(), 1, "one warning: {stderr}");
+    assert!(warnings[0].contains("`block_for`"), "{}", warnings[0]);
+    assert!(warnings[0].contains("#[mcp_tool(blocking)]") && warnings[0].contains("async I/O"), "{}", warnings[0]);
+}
+
+/// A client may write all its requests and close stdin at once: a handler that blocks for less
+/// than the grace meanwhile does not cost the requests after it their answers.
+#[tokio::test]
+async fn input_left_after_a_slow_first_poll_is_still_served_at_eof() {
+    let (mut server, log) = started("batch", &[]).await;
+    server.send_request(json!(1), "tools/call", json!({"name": "block_for", "arguments": {"millis": 300}})).await;
+    server.send_request(json!(2), "ping", json!({})).await;
+    server.close_stdin();
+    let answers = server.drain().await;
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    assert_eq!(text(&answers[0]), "blocked 300 ms");
+    assert_eq!(answers[1]["result"], json!({}), "{answers:?}");
+    assert!(server.wait(Duration::from_secs(3)).await.success());
     stderr_of(&log);
 }

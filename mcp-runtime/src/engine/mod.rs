@@ -8,6 +8,7 @@
 //! one that waits (I/O, a timer, the client) continues on a task of its own, so it never holds
 //! up the next message.
 
+pub(crate) mod first_poll;
 mod stateless;
 
 use crate::clip::clip;
@@ -20,6 +21,7 @@ use crate::registry::Change;
 use crate::router::{self, PanicAnswer, Reply, Route, Task};
 use crate::session::outgoing::{self, Kind, Outgoing, Sink};
 use crate::session::{Refusal, Session};
+use first_poll::FirstPolls;
 use serde::Deserialize;
 use serde_json::json;
 use serde_json::value::RawValue;
@@ -28,6 +30,7 @@ use std::future::Future as _;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::task::{Poll, Waker};
+use std::time::Instant;
 use tokio::task::JoinHandle;
 
 /// What a message produced at once, for [`Connection::receive_now`].
@@ -52,10 +55,11 @@ pub(crate) struct Connection {
     /// Serves every request as stateless, whatever its body says (the transport knows, e.g.
     /// from an HTTP header).
     stateless_only: bool,
-    /// Every message is received by one thread, in order (stdio): no cancellation or
-    /// duplicate id can arrive while a handler's first poll runs, so a request is registered
-    /// in flight only if that poll leaves it pending.
-    serial: bool,
+    /// `Some` when every message is received by one thread, in order (stdio): no cancellation
+    /// or duplicate id can arrive while a handler's first poll runs, so a request is registered
+    /// in flight only if that poll leaves it pending. Its first polls are marked there, for a
+    /// watchdog to see one block that thread.
+    serial: Option<Arc<FirstPolls>>,
 }
 
 /// Dropping a connection cancels what it still runs: its client is gone.
@@ -73,13 +77,14 @@ impl Connection {
     pub fn new(server: Arc<ServerCore>, unsolicited: Sink) -> Self {
         let session = Arc::new(Session::new(Arc::clone(&server.settings), unsolicited));
         let announcer = tokio::spawn(announce_changes(Arc::clone(&session), server.catalog.subscribe()));
-        Self { core: server, session, announcer: Some(announcer), stateless_only: false, serial: false }
+        Self { core: server, session, announcer: Some(announcer), stateless_only: false, serial: None }
     }
 
-    /// A new session whose messages all arrive on one thread, in order (stdio).
-    pub fn serial(server: Arc<ServerCore>, unsolicited: Sink) -> Self {
+    /// A new session whose messages all arrive on one thread, in order (stdio); its handlers'
+    /// first polls are marked in `first_polls`.
+    pub fn serial(server: Arc<ServerCore>, unsolicited: Sink, first_polls: Arc<FirstPolls>) -> Self {
         let mut connection = Self::new(server, unsolicited);
-        connection.serial = true;
+        connection.serial = Some(first_polls);
         connection
     }
 
@@ -89,7 +94,7 @@ impl Connection {
     pub fn stateless(server: Arc<ServerCore>) -> Self {
         let (unsolicited, _) = tokio::sync::mpsc::channel(1);
         let session = Arc::new(Session::new(Arc::clone(&server.settings), unsolicited));
-        Self { core: server, session, announcer: None, stateless_only: true, serial: false }
+        Self { core: server, session, announcer: None, stateless_only: true, serial: None }
     }
 
     /// The session's byte budget, for what the transport keeps for the client (HTTP's replay
@@ -183,7 +188,7 @@ impl Connection {
         let state = call.as_ref().map(stateless::StatelessCall::context_state);
         let ctx = Context::new(id.clone(), task.meta, Arc::clone(&self.session), sink, state);
         // Registered before its first poll unless the connection is serial (see `serial`).
-        let registered = !self.serial;
+        let registered = self.serial.is_none();
         let admitted = if registered { self.session.begin(&id, &ctx.in_flight()) } else { self.session.admits(&id) };
         if let Err(refusal) = admitted {
             return refused(&id, refusal, self.core.settings.max_requests_in_flight);
@@ -193,10 +198,30 @@ impl Connection {
         // give: a handler left pending is polled again, with its task's waker, as soon as that
         // task starts, and a future registers the waker of its latest poll.
         let mut made = None;
+        let handler_name = match task.on_panic {
+            PanicAnswer::ToolError(tool) => tool,
+            PanicAnswer::InternalError => first_poll::OTHER_HANDLER,
+        };
+        // Watched on a serial connection (stdio's watchdog); timed elsewhere, where a call
+        // costs far more than reading the clock twice.
+        let started = match &self.serial {
+            Some(first_polls) => {
+                first_polls.enter(handler_name);
+                None
+            }
+            None => Some(Instant::now()),
+        };
         let polled = in_scope(&ctx, || {
             let handler = made.insert(task.run.start(&ctx));
             std::pin::Pin::new(handler).poll(&mut std::task::Context::from_waker(Waker::noop()))
         });
+        match (&self.serial, started) {
+            (Some(first_polls), _) => first_polls.leave(),
+            (None, Some(started)) if started.elapsed() >= first_poll::BLOCKING_THRESHOLD => {
+                first_poll::report_blocking(handler_name)
+            }
+            (None, _) => {}
+        }
         if let Poll::Ready(step) = settle(&ctx, polled) {
             let reply = step.into_reply(call.as_ref(), task.on_panic, &self.core.settings);
             // Over HTTP a cancellation may come in on another request meanwhile; it wins.

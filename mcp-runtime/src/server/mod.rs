@@ -231,6 +231,17 @@ impl Server {
     /// handlers' first steps (a sync tool to its end; see `#[mcp_tool(blocking)]`); handlers
     /// that wait go on as tasks of the runtime. When serving ends on a signal, that thread may
     /// still be blocked reading stdin; it ends with the process.
+    ///
+    /// A handler that blocks that thread (blocking I/O in an `async fn` before its first
+    /// `.await`) for over 500 ms is reported once in the log (a `tracing` warning naming it),
+    /// and a watchdog thread still notices the end of stdin meanwhile, so the process ends
+    /// within the shutdown grace. Requests still running when the grace ends are answered with
+    /// an error (-32011); one whose first poll never returns is not answered.
+    ///
+    /// On Unix, stdout is guarded while serving and after: the protocol writes to a private
+    /// duplicate of it, and descriptor 1 is pointed at stderr, so `println!` in a tool or a
+    /// dependency goes to stderr instead of corrupting the protocol stream. Elsewhere stdout is
+    /// not guarded: nothing may print to it.
     pub async fn serve_stdio(self) -> Result<()> {
         crate::transport::stdio::serve(self.build()?).await
     }

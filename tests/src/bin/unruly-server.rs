@@ -53,6 +53,7 @@ async fn nap(millis: u64) -> String {
 
 #[mcp_runtime::main]
 async fn main() -> mcp_runtime::Result<()> {
+    mcp_runtime::logging::init();
     let mut server = server!().tools(tools![mutter, shout, block_first, block_later, block_for, nap]);
     if let Some(cap) = std::env::var("UNRULY_MAX_IN_FLIGHT").ok().and_then(|cap| cap.parse().ok()) {
         server = server.max_requests_in_flight(cap);

@@ -6,13 +6,16 @@
 //! wait continue on the runtime's tasks and queue what they send; the outbox's writer thread
 //! writes that. Serving ends at end of input, on `exit`, when stdout is gone, or on SIGINT or
 //! SIGTERM, which the runtime side waits for; then the requests still running get the grace
-//! period and their answers are written.
+//! period and their answers are written. A watchdog thread (`watchdog.rs`) reports a handler
+//! that blocks the connection's thread and notices the end of input meanwhile.
 
 mod lines;
 mod outbox;
 mod streams;
+mod watchdog;
 
 use crate::core::ServerCore;
+use crate::engine::first_poll::FirstPolls;
 use crate::engine::{Connection, Received};
 use crate::error::Result;
 use crate::jsonrpc::{self, ErrorObject, code};
@@ -42,6 +45,7 @@ const FLUSH_TIMEOUT: Duration = Duration::from_secs(1);
 pub(crate) async fn serve(server: Arc<ServerCore>) -> Result<()> {
     let input = Lines::new(streams::stdin()?, server.settings.max_message_size);
     let busy_poll = server.settings.stdio_busy_poll;
+    let grace = server.settings.shutdown_grace;
     let too_large = format!(
         "Invalid Request: message larger than the {}-byte limit; it was skipped",
         server.settings.max_message_size
@@ -51,10 +55,12 @@ pub(crate) async fn serve(server: Arc<ServerCore>) -> Result<()> {
     if std::io::stdin().is_terminal() {
         greet(&server);
     }
-    let connection = Arc::new(Connection::serial(server, sink.clone()));
+    let first_polls = Arc::new(FirstPolls::default());
+    let connection = Arc::new(Connection::serial(server, sink.clone(), Arc::clone(&first_polls)));
     // Cancelled when serving ends, by whichever side sees it first.
     let stop = CancellationToken::new();
     let writer = outbox.spawn_writer(stop.clone())?;
+    watchdog::spawn(first_polls, stop.clone(), grace)?;
     let (finished, mut reader) = tokio::sync::oneshot::channel();
     let runtime = tokio::runtime::Handle::current();
     std::thread::Builder::new().name("mcp-stdio".into()).spawn({

@@ -37,6 +37,16 @@ pub(super) fn await_stdin(window: Duration) {
 
 /// The protocol's stdout: on Unix a private duplicate of descriptor 1, which is then pointed at
 /// stderr for good (see the module's documentation); elsewhere stdout itself.
+/// Whether the client has closed stdin (a pipe's writers are gone, a socket's peer shut down
+/// its side), whether or not input is left to read: for the watchdog, while the connection's
+/// thread cannot read. Never true for a file, nor on Windows.
+pub(super) fn stdin_hung_up() -> bool {
+    #[cfg(unix)]
+    return unix::hung_up(std::os::fd::AsFd::as_fd(&io::stdin()));
+    #[cfg(not(unix))]
+    false
+}
+
 pub(super) fn stdout() -> io::Result<Output> {
     // Whatever was printed before serving goes where it was meant to, ahead of the protocol.
     io::stdout().flush()?;
@@ -82,6 +92,19 @@ mod unix {
     pub fn readable(fd: BorrowedFd<'_>) -> bool {
         let mut fds = [PollFd::new(&fd, PollFlags::IN)];
         rustix::event::poll(&mut fds, Some(&Timespec { tv_sec: 0, tv_nsec: 0 })).map_or(true, |ready| ready > 0)
+    }
+
+    pub fn hung_up(fd: BorrowedFd<'_>) -> bool {
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        let asked = PollFlags::IN | PollFlags::RDHUP;
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        let asked = PollFlags::IN;
+        let mut fds = [PollFd::new(&fd, asked)];
+        let ended = asked.difference(PollFlags::IN) | PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL;
+        match rustix::event::poll(&mut fds, Some(&Timespec { tv_sec: 0, tv_nsec: 0 })) {
+            Ok(ready) => ready > 0 && fds[0].revents().intersects(ended),
+            Err(_) => false,
+        }
     }
 
     /// The capacity asked of a pipe: the most an unprivileged process may set by default
@@ -158,5 +181,15 @@ mod tests {
         assert!(!unix::readable(reader.as_fd()), "input taken");
         drop(writer);
         assert!(unix::readable(reader.as_fd()), "end of input, for the read to report");
+    }
+
+    #[test]
+    fn a_pipe_has_hung_up_once_its_writer_is_gone_even_with_input_left() {
+        let (reader, writer) = rustix::pipe::pipe().unwrap();
+        assert!(!unix::hung_up(reader.as_fd()), "an open, empty pipe");
+        rustix::io::write(&writer, b"{}\n").unwrap();
+        assert!(!unix::hung_up(reader.as_fd()), "input waiting, writer still there");
+        drop(writer);
+        assert!(unix::hung_up(reader.as_fd()), "writer gone, input left");
     }
 }
