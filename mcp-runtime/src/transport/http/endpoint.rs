@@ -3,7 +3,7 @@
 
 use super::body::{self, Answer};
 use super::headers::{
-    Accepts, Failure, LAST_EVENT_ID, SESSION_ID, bad_request, check_protocol_version, header, is_json,
+    Accepts, Failure, LAST_EVENT_ID, SESSION_ID, bad_request, check_content_type, check_protocol_version, header,
     names_stateless_version,
 };
 use super::policy::Route;
@@ -32,8 +32,8 @@ impl Inner {
         let (parts, body) = request.into_parts();
         let config = &self.config;
         if let Err(refusal) = security::check(&config.hosts, &config.origins, &parts.uri, &parts.headers) {
-            tracing::warn!(host = ?parts.headers.get(hyper::header::HOST), origin = ?parts.headers.get(hyper::header::ORIGIN), "{refusal}");
-            return body::error(StatusCode::FORBIDDEN, code::BAD_REQUEST, refusal);
+            tracing::warn!(host = ?parts.headers.get(hyper::header::HOST), origin = ?parts.headers.get(hyper::header::ORIGIN), "{}", refusal.message);
+            return body::error(refusal.status, code::BAD_REQUEST, refusal.message);
         }
         #[cfg(feature = "auth")]
         if let Some(answer) = self.guard.as_ref().and_then(|guard| guard.metadata(&parts.method, parts.uri.path())) {
@@ -119,9 +119,8 @@ impl Inner {
             let message = "Not Acceptable: the client must accept application/json or text/event-stream";
             return body::error(StatusCode::NOT_ACCEPTABLE, code::BAD_REQUEST, message);
         }
-        if !is_json(headers) {
-            let message = "Unsupported Media Type: the body must be one JSON-RPC message as application/json";
-            return body::error(StatusCode::UNSUPPORTED_MEDIA_TYPE, code::BAD_REQUEST, message);
+        if let Err(failure) = check_content_type(headers) {
+            return failure.answer();
         }
         let limit = self.core.settings.max_message_size;
         let too_large = || {

@@ -15,6 +15,7 @@
 //! | `endpoint.rs` | the endpoint's methods: `POST` (sessions), `GET`, `DELETE` |
 //! | `policy.rs` | what is decided on a decoded message before the engine runs it: scopes, mirrored headers, the era |
 //! | `headers.rs` | reading the request's headers: `Accept`, `Content-Type`, `MCP-Protocol-Version` |
+//! | `media.rs` | media types: `Accept` ranges and their q-values, `Content-Type` and its charset |
 //! | `stateless.rs` | 2026-07-28 `POST`s: no session, the status of an error answer |
 //! | `config.rs` | [`HttpConfig`] |
 //! | `security.rs` | the Origin/Host allow-lists (DNS-rebinding protection) |
@@ -31,6 +32,7 @@ mod body;
 mod config;
 mod endpoint;
 mod headers;
+mod media;
 mod policy;
 mod security;
 mod serve;

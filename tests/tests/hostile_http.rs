@@ -1,0 +1,145 @@
+//! Hostile clients over Streamable HTTP (issue 15), on real sockets: headers parsed strictly
+//! (ambiguous or unacceptable forms refused), slow clients cut off, open connections capped,
+//! and the session table shared fairly. Raw requests go through a plain `TcpStream`, so the
+//! test controls every byte (two `Host` headers, a body sent a byte at a time).
+
+use mcp_runtime::http::HttpConfig;
+use mcp_tests::HttpClient;
+use mcp_tests::robust::server;
+use std::net::SocketAddr;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::net::TcpStream;
+use tokio::sync::oneshot;
+
+/// A server on a free port, stopped when dropped.
+struct Running {
+    address: SocketAddr,
+    _stop: oneshot::Sender<()>,
+}
+
+async fn start(config: HttpConfig) -> Running {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let service = server().shutdown_grace(Duration::from_millis(50)).into_http_service(config).unwrap();
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(service.clone().serve(listener, async {
+        let _ = stopped.await;
+    }));
+    Running { address, _stop: stop }
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"hostile","version":"0"}}}"#;
+
+/// Sends `head` (the request line and headers, without the blank line) and `body` on a new
+/// connection; returns the status code of the answer.
+async fn raw_status(address: SocketAddr, head: &str, body: &str) -> u16 {
+    let mut stream = TcpStream::connect(address).await.unwrap();
+    let request = format!("{head}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
+    stream.write_all(request.as_bytes()).await.unwrap();
+    status_of(&read_to_end(&mut stream).await)
+}
+
+async fn read_to_end(stream: &mut TcpStream) -> String {
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut answer))
+        .await
+        .expect("the server answers and closes")
+        .unwrap();
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+fn status_of(answer: &str) -> u16 {
+    answer.split(' ').nth(1).and_then(|code| code.parse().ok()).unwrap_or_else(|| panic!("no status in {answer:?}"))
+}
+
+/// A POST of `initialize` with the usual headers, then `extra` header lines.
+async fn post_initialize(address: SocketAddr, host: &str, extra: &[&str]) -> u16 {
+    let mut head = format!("POST /mcp HTTP/1.1\r\nhost: {host}");
+    if !extra.iter().any(|line| line.to_ascii_lowercase().starts_with("accept:")) {
+        head.push_str("\r\naccept: application/json, text/event-stream");
+    }
+    if !extra.iter().any(|line| line.to_ascii_lowercase().starts_with("content-type:")) {
+        head.push_str("\r\ncontent-type: application/json");
+    }
+    for line in extra {
+        head.push_str("\r\n");
+        head.push_str(line);
+    }
+    raw_status(address, &head, INITIALIZE).await
+}
+
+#[tokio::test]
+async fn hosts_that_only_start_like_loopback_are_refused() {
+    let running = start(HttpConfig::default()).await;
+    let port = running.address.port();
+    assert_eq!(post_initialize(running.address, &format!("[::1]:{port}"), &[]).await, 200);
+    assert_eq!(post_initialize(running.address, "localhost", &[]).await, 200);
+    for host in ["[::1].evil.com", "[::1]evil", "[::1]:80.evil.com", "localhost@evil.com", "localhost:", "[localhost]"]
+    {
+        assert_eq!(post_initialize(running.address, host, &[]).await, 403, "Host: {host}");
+    }
+}
+
+#[tokio::test]
+async fn two_hosts_are_a_bad_request_and_two_origins_are_refused() {
+    let running = start(HttpConfig::default()).await;
+    let address = running.address;
+    assert_eq!(post_initialize(address, "localhost", &["host: localhost"]).await, 400);
+    assert_eq!(post_initialize(address, "localhost", &["host: evil.example.com"]).await, 400);
+    assert_eq!(post_initialize(address, "localhost", &["origin: http://localhost"]).await, 200);
+    let two = ["origin: http://localhost", "origin: http://evil.example.com"];
+    assert_eq!(post_initialize(address, "localhost", &two).await, 403);
+    let same_twice = ["origin: http://localhost", "origin: http://localhost"];
+    assert_eq!(post_initialize(address, "localhost", &same_twice).await, 403);
+}
+
+#[tokio::test]
+async fn a_post_must_accept_json_or_sse_and_q_0_refuses() {
+    let running = start(HttpConfig::default()).await;
+    let address = running.address;
+    // No Accept at all: 406, as the reference servers answer.
+    let head = "POST /mcp HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json";
+    assert_eq!(raw_status(address, head, INITIALIZE).await, 406);
+    for refused in [
+        "accept: application/json;q=0",
+        "accept: application/json;q=0, text/event-stream;q=0",
+        "accept: */*, application/json;q=0.0, text/event-stream;q=0",
+        "accept: text/html",
+    ] {
+        assert_eq!(post_initialize(address, "localhost", &[refused]).await, 406, "{refused}");
+    }
+    for served in
+        ["accept: application/json", "accept: text/event-stream", "accept: */*;q=0.5", "accept: application/json;q=0.1"]
+    {
+        assert_eq!(post_initialize(address, "localhost", &[served]).await, 200, "{served}");
+    }
+}
+
+#[tokio::test]
+async fn json_q_0_gets_sse_not_json() {
+    let running = start(HttpConfig::default()).await;
+    let client = HttpClient::new(running.address);
+    let initialize: serde_json::Value = serde_json::from_str(INITIALIZE).unwrap();
+    let reply = client.post_with(&initialize, &[("accept", "application/json;q=0, text/event-stream")]).await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.content_type(), "text/event-stream");
+}
+
+#[tokio::test]
+async fn bodies_in_another_charset_are_unsupported_not_read_as_utf8() {
+    let running = start(HttpConfig::default()).await;
+    let address = running.address;
+    for refused in [
+        "content-type: application/json; charset=utf-16",
+        "content-type: application/json;charset=\"ISO-8859-1\"",
+        "content-type: text/plain",
+    ] {
+        assert_eq!(post_initialize(address, "localhost", &[refused]).await, 415, "{refused}");
+    }
+    let two = ["content-type: application/json", "content-type: application/json; charset=utf-16"];
+    assert_eq!(post_initialize(address, "localhost", &two).await, 400);
+    for served in ["content-type: application/json; charset=UTF-8", "content-type: Application/JSON"] {
+        assert_eq!(post_initialize(address, "localhost", &[served]).await, 200, "{served}");
+    }
+}
