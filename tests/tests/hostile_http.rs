@@ -3,7 +3,7 @@
 //! and the session table shared fairly. Raw requests go through a plain `TcpStream`, so the
 //! test controls every byte (two `Host` headers, a body sent a byte at a time).
 
-use mcp_runtime::http::HttpConfig;
+use mcp_runtime::http::{HttpConfig, McpHttpService};
 use mcp_tests::HttpClient;
 use mcp_tests::robust::server;
 use std::net::SocketAddr;
@@ -15,6 +15,7 @@ use tokio::sync::oneshot;
 /// A server on a free port, stopped when dropped.
 struct Running {
     address: SocketAddr,
+    service: McpHttpService,
     _stop: oneshot::Sender<()>,
 }
 
@@ -26,7 +27,7 @@ async fn start(config: HttpConfig) -> Running {
     tokio::spawn(service.clone().serve(listener, async {
         let _ = stopped.await;
     }));
-    Running { address, _stop: stop }
+    Running { address, service, _stop: stop }
 }
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"hostile","version":"0"}}}"#;
@@ -34,11 +35,43 @@ const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","param
 /// Sends `head` (the request line and headers, without the blank line) and `body` on a new
 /// connection; returns the status code of the answer.
 async fn raw_status(address: SocketAddr, head: &str, body: &str) -> u16 {
-    let mut stream = TcpStream::connect(address).await.unwrap();
+    let stream = TcpStream::connect(address).await.unwrap();
+    status_of(&raw(stream, head, body).await)
+}
+
+/// Sends `head` and `body` on `stream`; returns the whole answer.
+async fn raw(mut stream: TcpStream, head: &str, body: &str) -> String {
     let request = format!("{head}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
     stream.write_all(request.as_bytes()).await.unwrap();
-    status_of(&read_to_end(&mut stream).await)
+    read_to_end(&mut stream).await
 }
+
+/// A connection to `address` from the loopback address `from` (all of 127.0.0.0/8 is local on
+/// Linux), so one test can be several clients.
+async fn connect_from(from: [u8; 4], address: SocketAddr) -> TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(SocketAddr::from((from, 0))).unwrap();
+    socket.connect(address).await.unwrap()
+}
+
+const POST_HEAD: &str = "POST /mcp HTTP/1.1\r\nhost: localhost\r\naccept: application/json, text/event-stream\r\ncontent-type: application/json";
+
+/// `initialize` from `from`; the status and the session id.
+async fn initialize_from(from: [u8; 4], address: SocketAddr) -> (u16, Option<String>) {
+    let answer = raw(connect_from(from, address).await, POST_HEAD, INITIALIZE).await;
+    let session = answer
+        .lines()
+        .find_map(|line| line.to_ascii_lowercase().strip_prefix("mcp-session-id:").map(|id| id.trim().to_owned()));
+    (status_of(&answer), session)
+}
+
+/// POSTs `body` on session `session`; the status.
+async fn post_on(address: SocketAddr, session: &str, body: &str) -> u16 {
+    let head = format!("{POST_HEAD}\r\nmcp-session-id: {session}\r\nmcp-protocol-version: 2025-11-25");
+    raw_status(address, &head, body).await
+}
+
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
 async fn read_to_end(stream: &mut TcpStream) -> String {
     let mut answer = Vec::new();
@@ -142,4 +175,43 @@ async fn bodies_in_another_charset_are_unsupported_not_read_as_utf8() {
     for served in ["content-type: application/json; charset=UTF-8", "content-type: Application/JSON"] {
         assert_eq!(post_initialize(address, "localhost", &[served]).await, 200, "{served}");
     }
+}
+
+#[tokio::test]
+async fn a_flood_of_initialize_from_one_address_fills_only_its_share() {
+    let config = HttpConfig::default().max_sessions(6).max_sessions_per_client(5);
+    let running = start(config).await;
+    let flooder = [127, 0, 0, 1];
+    for i in 0..5 {
+        assert_eq!(initialize_from(flooder, running.address).await.0, 200, "initialize {i}");
+    }
+    for _ in 0..20 {
+        assert_eq!(initialize_from(flooder, running.address).await.0, 429);
+    }
+    assert_eq!(running.service.session_count(), 5);
+    let (status, session) = initialize_from([127, 0, 0, 2], running.address).await;
+    assert_eq!(status, 200, "another client still gets a session");
+    assert_eq!(post_on(running.address, &session.unwrap(), INITIALIZED).await, 202);
+    // The table is now full for everyone: 503, from the counters.
+    assert_eq!(initialize_from([127, 0, 0, 3], running.address).await.0, 503);
+}
+
+#[tokio::test]
+async fn a_session_without_its_handshake_expires_within_the_handshake_timeout() {
+    let config = HttpConfig::default().handshake_timeout(Duration::from_millis(300));
+    let running = start(config).await;
+    let (status, abandoned) = initialize_from([127, 0, 0, 1], running.address).await;
+    assert_eq!(status, 200);
+    let (_, completed) = initialize_from([127, 0, 0, 1], running.address).await;
+    let completed = completed.unwrap();
+    assert_eq!(post_on(running.address, &completed, INITIALIZED).await, 202);
+    assert_eq!(running.service.session_count(), 2);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
+    while running.service.session_count() > 1 {
+        assert!(tokio::time::Instant::now() < deadline, "the abandoned session is still open");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(post_on(running.address, &abandoned.unwrap(), INITIALIZED).await, 404);
+    let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    assert_eq!(post_on(running.address, &completed, ping).await, 200, "the completed session lives on");
 }

@@ -9,7 +9,7 @@ use super::headers::{
 use super::policy::Route;
 use super::service::Inner;
 use super::session::HttpSession;
-use super::sessions::{self, Refused};
+use super::sessions::{self, Client, Refused};
 use super::{code, security, sse, stateless};
 use crate::engine::encode_rejected;
 use crate::jsonrpc;
@@ -19,6 +19,7 @@ use http_body_util::{BodyExt as _, Limited};
 use hyper::body::Body;
 use hyper::header::{ALLOW, CONTENT_LENGTH, HeaderMap, HeaderValue};
 use hyper::{Method, Request, StatusCode};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
@@ -63,7 +64,7 @@ impl Inner {
     {
         let stateless_client = names_stateless_version(&parts.headers);
         match parts.method {
-            Method::POST => self.post(&parts.headers, body, stateless_client).await,
+            Method::POST => self.post(&parts, body, stateless_client).await,
             Method::GET | Method::DELETE if stateless_client => {
                 let message = "Method Not Allowed: 2026-07-28 clients only POST to the MCP endpoint";
                 let mut answer = body::error(StatusCode::METHOD_NOT_ALLOWED, code::BAD_REQUEST, message);
@@ -108,12 +109,13 @@ impl Inner {
     }
 
     /// `stateless_client`: the headers name a 2026-07-28 version.
-    async fn post<B>(&self, headers: &HeaderMap, body: B, stateless_client: bool) -> Answer
+    async fn post<B>(&self, parts: &hyper::http::request::Parts, body: B, stateless_client: bool) -> Answer
     where
         B: Body + Send + 'static,
         B::Data: Send,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
+        let headers = &parts.headers;
         let accepts = Accepts::of(headers);
         if !accepts.json && !accepts.sse {
             let message = "Not Acceptable: the client must accept application/json or text/event-stream";
@@ -151,7 +153,7 @@ impl Inner {
         let is_request = match self.admit(headers, &message, stateless_client) {
             Route::Refused(refusal) => return refusal,
             Route::Stateless => return stateless::post(&self.core, message, accepts).await,
-            Route::Initialize => return self.initialize(message, accepts).await,
+            Route::Initialize => return self.initialize(message, accepts, client_of(&parts.extensions)).await,
             Route::Session { is_request } => is_request,
         };
         let session = match self.session(headers) {
@@ -190,8 +192,8 @@ impl Inner {
     }
 
     /// `initialize` without a session id: a new session, kept if the handshake succeeds.
-    async fn initialize(&self, message: Message<'_>, accepts: Accepts) -> Answer {
-        match self.sessions.admits() {
+    async fn initialize(&self, message: Message<'_>, accepts: Accepts, client: Client) -> Answer {
+        match self.sessions.admits(&client) {
             Ok(()) => {}
             Err(refused) => return unavailable(refused),
         }
@@ -226,7 +228,7 @@ impl Inner {
         };
         if succeeded {
             let header = HeaderValue::from_str(&session.id);
-            if let Err(refused) = self.sessions.insert(Arc::clone(&session)) {
+            if let Err(refused) = self.sessions.insert(Arc::clone(&session), client) {
                 return unavailable(refused);
             }
             if let Ok(value) = header {
@@ -286,9 +288,22 @@ impl Inner {
 }
 
 fn unavailable(refused: Refused) -> Answer {
-    let message = match refused {
-        Refused::Full => "Service Unavailable: too many sessions; try again later",
-        Refused::ShuttingDown => "Service Unavailable: the server is shutting down",
+    let (status, message) = match refused {
+        Refused::Full => (StatusCode::SERVICE_UNAVAILABLE, "Service Unavailable: too many sessions; try again later"),
+        Refused::ClientShare => {
+            (StatusCode::TOO_MANY_REQUESTS, "Too Many Requests: this client holds too many sessions; end some first")
+        }
+        Refused::ShuttingDown => (StatusCode::SERVICE_UNAVAILABLE, "Service Unavailable: the server is shutting down"),
     };
-    body::error(StatusCode::SERVICE_UNAVAILABLE, code::BAD_REQUEST, message)
+    body::error(status, code::BAD_REQUEST, message)
+}
+
+/// Whom a new session counts against: the caller's token (feature `auth`), else the peer's
+/// address, which [`serve`](super::McpHttpService::serve) puts in each request's extensions.
+fn client_of(extensions: &hyper::http::Extensions) -> Client {
+    #[cfg(feature = "auth")]
+    if let Some(caller) = crate::auth::current_caller() {
+        return Client::User(super::auth::owner_of(&caller));
+    }
+    Client::at(extensions.get::<SocketAddr>().map(SocketAddr::ip))
 }

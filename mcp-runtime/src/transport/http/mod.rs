@@ -19,7 +19,7 @@
 //! | `stateless.rs` | 2026-07-28 `POST`s: no session, the status of an error answer |
 //! | `config.rs` | [`HttpConfig`] |
 //! | `security.rs` | the Origin/Host allow-lists (DNS-rebinding protection) |
-//! | `sessions.rs` | the session table: ids, the cap, the idle timeout |
+//! | `sessions.rs` | the session table: ids, the caps (in all, per client), the handshake and idle timeouts |
 //! | `session.rs` | one session: its engine connection and its streams |
 //! | `sse.rs` | event encoding, event ids, the per-stream replay log |
 //! | `body.rs` | [`McpBody`] and the shapes of the answers |

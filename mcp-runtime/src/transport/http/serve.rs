@@ -60,8 +60,8 @@ impl McpHttpService {
         loop {
             tokio::select! {
                 accepted = listener.accept() => {
-                    let stream = match accepted {
-                        Ok((stream, _)) => stream,
+                    let (stream, peer) = match accepted {
+                        Ok(accepted) => accepted,
                         Err(err) => {
                             // Out of file descriptors, or a connection reset before accept.
                             tracing::warn!("accepting a connection failed: {err}");
@@ -77,7 +77,7 @@ impl McpHttpService {
                     if let Some(acceptor) = &tls {
                         // The handshake runs on the connection's task, not in the accept loop.
                         let (acceptor, watcher, http, service) =
-                            (acceptor.clone(), graceful.watcher(), http.clone(), self.clone());
+                            (acceptor.clone(), graceful.watcher(), http.clone(), self.for_peer(peer));
                         tokio::spawn(async move {
                             let Some(stream) = tls::handshake(&acceptor, stream).await else { return };
                             let connection = http.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
@@ -87,7 +87,7 @@ impl McpHttpService {
                         });
                         continue;
                     }
-                    let connection = http.serve_connection(hyper_util::rt::TokioIo::new(stream), self.clone());
+                    let connection = http.serve_connection(hyper_util::rt::TokioIo::new(stream), self.for_peer(peer));
                     let connection = graceful.watch(connection);
                     tokio::spawn(async move {
                         if let Err(err) = connection.await {
@@ -112,14 +112,13 @@ impl McpHttpService {
     }
 }
 
-/// Ends idle sessions even when no request comes to do it.
+/// Ends idle sessions, and sessions whose handshake was never completed, even when no
+/// request comes to do it.
 async fn sweep_idle_sessions(inner: std::sync::Weak<super::service::Inner>) {
-    let Some(interval) =
-        inner.upgrade().map(|i| (i.config.idle_timeout / 10).clamp(Duration::from_millis(10), Duration::from_secs(60)))
-    else {
+    let Some(interval) = inner.upgrade().map(|inner| inner.sessions.tick_interval()) else {
         return;
     };
-    super::sse::every(interval, inner, |inner| inner.sessions.sweep()).await;
+    super::sse::every(interval, inner, |inner| inner.sessions.tick()).await;
 }
 
 /// [`Server::serve_http`](crate::Server::serve_http) and friends: binds, serves, stops.
