@@ -215,3 +215,86 @@ async fn a_session_without_its_handshake_expires_within_the_handshake_timeout() 
     let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
     assert_eq!(post_on(running.address, &completed, ping).await, 200, "the completed session lives on");
 }
+
+/// A body sent a byte at a time is cut off after the body timeout (408, or the connection
+/// closed), while other clients are served meanwhile.
+#[tokio::test]
+async fn a_body_trickled_a_byte_at_a_time_is_cut_off() {
+    let running = start(HttpConfig::default().body_timeout(Duration::from_millis(400))).await;
+    let stream = TcpStream::connect(running.address).await.unwrap();
+    let (mut reading, mut writing) = stream.into_split();
+    let head = format!("{POST_HEAD}\r\ncontent-length: 1000\r\n\r\n");
+    writing.write_all(head.as_bytes()).await.unwrap();
+    let trickle = tokio::spawn(async move {
+        for _ in 0..1000 {
+            if writing.write_all(b" ").await.is_err() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    });
+    let started = tokio::time::Instant::now();
+    let mut client = HttpClient::new(running.address);
+    client.initialize().await; // served while the trickle goes on
+    let mut answer = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(3), reading.read_to_end(&mut answer)).await;
+    assert!(read.is_ok(), "the trickling connection is still open after 3 s");
+    assert!(started.elapsed() >= Duration::from_millis(350), "cut off before the timeout");
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.is_empty() || answer.starts_with("HTTP/1.1 408"), "{answer}");
+    trickle.abort();
+}
+
+/// Collects what the test's tracing subscriber writes.
+#[derive(Clone, Default)]
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Captured {
+    fn lines_with(&self, needle: &str) -> usize {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).lines().filter(|line| line.contains(needle)).count()
+    }
+}
+
+/// With a cap of one connection, a second waits (it is not refused) until the first closes,
+/// and the cap's warning is logged once however often the cap is met. (The runtime of
+/// `#[tokio::test]` is one thread, so the subscriber set here sees the server's tasks.)
+#[tokio::test]
+async fn connections_past_the_cap_wait_and_the_log_says_so_once() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt().with_writer(move || writer.clone()).finish();
+    let _default = tracing::subscriber::set_default(subscriber);
+    let running = start(HttpConfig::default().max_connections(1)).await;
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let request = format!("{POST_HEAD}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{ping}", ping.len());
+
+    let idle = TcpStream::connect(running.address).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await; // accepted: it holds the one place
+    let mut waiting = Vec::new();
+    for _ in 0..3 {
+        let mut stream = TcpStream::connect(running.address).await.unwrap();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        waiting.push(stream);
+    }
+    let mut first = [0u8; 1];
+    let early = tokio::time::timeout(Duration::from_millis(300), waiting[0].read(&mut first)).await;
+    assert!(early.is_err(), "a connection past the cap was served at once");
+
+    drop(idle);
+    for mut stream in waiting {
+        let answer = read_to_end(&mut stream).await;
+        assert_eq!(status_of(&answer), 400, "served once a place is free: {answer}"); // no session id
+    }
+    assert_eq!(captured.lines_with("connections open"), 1, "one warning for the cap, met four times");
+}

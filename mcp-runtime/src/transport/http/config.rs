@@ -32,6 +32,8 @@ pub struct HttpConfig {
     pub(super) max_sessions: usize,
     pub(super) max_sessions_per_client: Option<usize>,
     pub(super) handshake_timeout: Duration,
+    pub(super) body_timeout: Duration,
+    pub(super) max_connections: usize,
     pub(super) sse_retry: Duration,
     pub(super) replay_buffer: usize,
     pub(super) keep_alive: Option<Duration>,
@@ -66,6 +68,8 @@ impl Default for HttpConfig {
             max_sessions: 10_000,
             max_sessions_per_client: None,
             handshake_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
+            max_connections: 1_000,
             sse_retry: Duration::from_secs(1),
             replay_buffer: 1024,
             keep_alive: Some(Duration::from_secs(15)),
@@ -144,6 +148,23 @@ impl HttpConfig {
     /// session without it only holds a place in the table.
     pub fn handshake_timeout(mut self, timeout: Duration) -> Self {
         self.handshake_timeout = timeout;
+        self
+    }
+
+    /// How long a client may take to send a request's body once its headers are in (default
+    /// 30 s, as hyper's limit on the headers); then it gets 408 and its connection is closed, so a
+    /// body sent a byte at a time cannot hold a connection forever.
+    pub fn body_timeout(mut self, timeout: Duration) -> Self {
+        self.body_timeout = timeout;
+        self
+    }
+
+    /// The most connections [`serve`](super::McpHttpService::serve) keeps open at once (default
+    /// 1 000). Beyond it, new connections wait in the listener's backlog until one closes (the
+    /// log says so at most once every 10 s). Keep it below the process's file-descriptor limit
+    /// (`ulimit -n`); an SSE stream holds its connection for as long as the client listens.
+    pub fn max_connections(mut self, max: usize) -> Self {
+        self.max_connections = max.max(1);
         self
     }
 

@@ -17,7 +17,7 @@ use crate::message::{self, Message};
 use crate::session::outgoing::Kind;
 use http_body_util::{BodyExt as _, Limited};
 use hyper::body::Body;
-use hyper::header::{ALLOW, CONTENT_LENGTH, HeaderMap, HeaderValue};
+use hyper::header::{ALLOW, CONNECTION, CONTENT_LENGTH, HeaderMap, HeaderValue};
 use hyper::{Method, Request, StatusCode};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -133,10 +133,12 @@ impl Inner {
         if declared.is_some_and(|length| length > limit as u64) {
             return too_large();
         }
-        let bytes = match Limited::new(body, limit).collect().await {
-            Ok(collected) => collected.to_bytes(),
-            Err(err) if err.is::<http_body_util::LengthLimitError>() => return too_large(),
-            Err(err) => return bad_request(format!("Bad Request: reading the body failed: {err}")),
+        let read = tokio::time::timeout(self.config.body_timeout, Limited::new(body, limit).collect());
+        let bytes = match read.await {
+            Ok(Ok(collected)) => collected.to_bytes(),
+            Ok(Err(err)) if err.is::<http_body_util::LengthLimitError>() => return too_large(),
+            Ok(Err(err)) => return bad_request(format!("Bad Request: reading the body failed: {err}")),
+            Err(_) => return self.body_timed_out(),
         };
 
         // Decoded once: every decision below, and the engine, read this one value.
@@ -189,6 +191,17 @@ impl Inner {
             session.send_unsolicited(&message.bytes).await;
         }
         body::empty(StatusCode::ACCEPTED) // cancelled by the client: no answer
+    }
+
+    /// 408 for a body still incomplete after the body timeout, closing the connection: what
+    /// is left of the body would otherwise be read as the next request.
+    fn body_timed_out(&self) -> Answer {
+        let timeout = self.config.body_timeout;
+        tracing::debug!("a request body took longer than {timeout:?}; closing its connection");
+        let message = format!("Request Timeout: the body must arrive within {timeout:?}");
+        let mut answer = body::error(StatusCode::REQUEST_TIMEOUT, code::BAD_REQUEST, message);
+        answer.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));
+        answer
     }
 
     /// `initialize` without a session id: a new session, kept if the handshake succeeds.

@@ -11,7 +11,7 @@
 //! | Module | Owns |
 //! |---|---|
 //! | `service.rs` | [`McpHttpService`]: the hyper and tower `Service`, shutdown |
-//! | `serve.rs` | the accept loop, graceful shutdown, the idle-session sweeper |
+//! | `serve.rs` | the accept loop and its cap on open connections, graceful shutdown, the session sweeper |
 //! | `endpoint.rs` | the endpoint's methods: `POST` (sessions), `GET`, `DELETE` |
 //! | `policy.rs` | what is decided on a decoded message before the engine runs it: scopes, mirrored headers, the era |
 //! | `headers.rs` | reading the request's headers: `Accept`, `Content-Type`, `MCP-Protocol-Version` |
