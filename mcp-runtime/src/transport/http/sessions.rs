@@ -116,6 +116,22 @@ impl Table {
         self.occupancy.remove(&entry.client);
         Some(entry.session)
     }
+
+    /// Removes the sessions whose handshake deadline passed with no request after
+    /// `initialize`. Each session is looked at once, when its deadline comes up, so this costs
+    /// nothing per call beyond what inserting paid (no allocation when none expired).
+    fn expire_handshakes(&mut self, now: Instant) -> Vec<Arc<HttpSession>> {
+        let mut expired = Vec::new();
+        while self.handshakes.front().is_some_and(|(deadline, _)| *deadline <= now) {
+            let Some((_, id)) = self.handshakes.pop_front() else { break };
+            if self.sessions.get(&id).is_some_and(|entry| !entry.established)
+                && let Some(session) = self.take(&id)
+            {
+                expired.push(session);
+            }
+        }
+        expired
+    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -156,16 +172,18 @@ impl Sessions {
     /// The session with this id, marked active (which completes its handshake); `None` if it
     /// does not exist (ended, expired, or never did).
     pub fn get(&self, id: &str) -> Option<Arc<HttpSession>> {
-        self.expire_handshakes();
         self.sweep_if_due();
-        let session = {
+        let (session, expired) = {
             let mut table = lock(&self.table);
-            let entry = table.sessions.get_mut(id)?;
-            entry.established = true;
-            Arc::clone(&entry.session)
+            let expired = table.expire_handshakes(Instant::now());
+            let session = table.sessions.get_mut(id).map(|entry| {
+                entry.established = true;
+                Arc::clone(&entry.session)
+            });
+            (session, expired)
         };
-        session.touch();
-        Some(session)
+        self.end_unfinished(expired);
+        session.inspect(|session| session.touch())
     }
 
     /// Whether `client` may start a new session (checked before `initialize` runs). Refusing
@@ -231,25 +249,12 @@ impl Sessions {
     }
 
     /// Ends the sessions whose handshake deadline passed with no request after `initialize`.
-    /// Each session is looked at once, when its deadline comes up, so this costs nothing per
-    /// call beyond what inserting paid.
     fn expire_handshakes(&self) {
-        let now = Instant::now();
-        let mut expired = Vec::new();
-        {
-            let mut table = lock(&self.table);
-            while let Some((deadline, _)) = table.handshakes.front() {
-                if *deadline > now {
-                    break;
-                }
-                let Some((_, id)) = table.handshakes.pop_front() else { break };
-                if table.sessions.get(&id).is_some_and(|entry| !entry.established)
-                    && let Some(session) = table.take(&id)
-                {
-                    expired.push(session);
-                }
-            }
-        }
+        let expired = lock(&self.table).expire_handshakes(Instant::now());
+        self.end_unfinished(expired);
+    }
+
+    fn end_unfinished(&self, expired: Vec<Arc<HttpSession>>) {
         for session in expired {
             tracing::debug!(session = %session.id, "session ended: no request within {:?} of initialize", self.handshake_timeout);
             session.end();
