@@ -208,7 +208,7 @@ impl Inner {
     async fn initialize(&self, message: Message<'_>, accepts: Accepts, client: Client) -> Answer {
         match self.sessions.admits(&client) {
             Ok(()) => {}
-            Err(refused) => return unavailable(refused),
+            Err(refused) => return session_refused(refused),
         }
         let id = match sessions::new_session_id() {
             Ok(id) => id,
@@ -242,7 +242,7 @@ impl Inner {
         if succeeded {
             let header = HeaderValue::from_str(&session.id);
             if let Err(refused) = self.sessions.insert(Arc::clone(&session), client) {
-                return unavailable(refused);
+                return session_refused(refused);
             }
             if let Ok(value) = header {
                 answer.headers_mut().insert(SESSION_ID, value);
@@ -300,7 +300,8 @@ impl Inner {
     }
 }
 
-fn unavailable(refused: Refused) -> Answer {
+/// The answer to an `initialize` the session table refused.
+fn session_refused(refused: Refused) -> Answer {
     let (status, message) = match refused {
         Refused::Full => (StatusCode::SERVICE_UNAVAILABLE, "Service Unavailable: too many sessions; try again later"),
         Refused::ClientShare => {

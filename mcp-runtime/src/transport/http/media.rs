@@ -65,13 +65,12 @@ fn quality(text: &str) -> Option<u16> {
 /// acceptable". Malformed ranges are ignored.
 pub(super) fn accepts<'a>(values: impl IntoIterator<Item = &'a str>, media: &str) -> bool {
     let kind = media.split('/').next().unwrap_or_default();
-    let type_range = format!("{kind}/*");
     let mut best: Option<(u8, u16)> = None; // (specificity, quality)
     for range in values.into_iter().flat_map(|value| value.split(',')) {
         let Some(range) = MediaType::parse(range) else { continue };
         let specificity = if range.is(media) {
             3
-        } else if range.is(&type_range) {
+        } else if range.essence.split_once('/').is_some_and(|(k, sub)| sub == "*" && k.eq_ignore_ascii_case(kind)) {
             2
         } else if range.is("*/*") {
             1
