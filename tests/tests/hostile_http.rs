@@ -8,7 +8,7 @@ use mcp_tests::HttpClient;
 use mcp_tests::robust::server;
 use std::net::SocketAddr;
 use std::time::Duration;
-use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 use tokio::sync::oneshot;
 
@@ -297,4 +297,52 @@ async fn connections_past_the_cap_wait_and_the_log_says_so_once() {
         assert_eq!(status_of(&answer), 400, "served once a place is free: {answer}"); // no session id
     }
     assert_eq!(captured.lines_with("connections open"), 1, "one warning for the cap, met four times");
+}
+
+/// Out of file descriptors (a process under `ulimit -n 32`, sent 64 connections), the accept
+/// loop logs its failure once per interval, not every 50 ms, and serves again once clients go.
+#[tokio::test]
+async fn out_of_file_descriptors_the_accept_loop_warns_once_and_recovers() {
+    let mut child = tokio::process::Command::new("sh")
+        .args(["-c", "ulimit -n 32 && exec \"$0\"", env!("CARGO_BIN_EXE_robust-http-server")])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut log = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let address = tokio::time::timeout(Duration::from_secs(5), async {
+        while let Some(line) = log.next_line().await.unwrap() {
+            if let Some(url) = line.split("http://").nth(1) {
+                return url.trim_end_matches("/mcp").parse::<SocketAddr>().unwrap();
+            }
+        }
+        panic!("the server ended before serving");
+    })
+    .await
+    .expect("the server names its address");
+    let lines = tokio::spawn(async move {
+        let mut lines = Vec::new();
+        while let Ok(Some(line)) = log.next_line().await {
+            lines.push(line);
+        }
+        lines
+    });
+
+    let mut held = Vec::new();
+    for _ in 0..64 {
+        held.push(TcpStream::connect(address).await.unwrap()); // the backlog takes them
+    }
+    tokio::time::sleep(Duration::from_millis(1000)).await; // 20 retries of accept at 50 ms
+    drop(held);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let served = tokio::time::timeout(Duration::from_secs(5), raw_status(address, POST_HEAD, ping)).await;
+    assert_eq!(served.expect("served again once the clients left"), 400); // no session id: answered
+    child.start_kill().unwrap();
+    let _ = child.wait().await;
+    let lines = lines.await.unwrap();
+    let failures = lines.iter().filter(|line| line.contains("accepting a connection failed")).count();
+    assert_eq!(failures, 1, "{lines:#?}");
 }
