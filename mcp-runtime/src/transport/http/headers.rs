@@ -20,11 +20,12 @@ pub(super) struct Accepts {
 }
 
 impl Accepts {
-    /// Read as media ranges with q-values ([`media::accepts`]); no `Accept` header accepts
+    /// Read as media ranges with q-values ([`media::accepted`]); no `Accept` header accepts
     /// nothing (the spec requires clients to send one; the reference servers answer 406).
     pub fn of(headers: &HeaderMap) -> Self {
-        let values = || headers.get_all(ACCEPT).iter().map(|v| v.to_str().unwrap_or_default());
-        Self { json: media::accepts(values(), "application/json"), sse: media::accepts(values(), "text/event-stream") }
+        let values = headers.get_all(ACCEPT).iter().map(|v| v.to_str().unwrap_or_default());
+        let [json, sse] = media::accepted(values, ["application/json", "text/event-stream"]);
+        Self { json, sse }
     }
 }
 

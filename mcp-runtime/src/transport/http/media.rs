@@ -42,7 +42,27 @@ impl<'a> MediaType<'a> {
 }
 
 fn is_token(text: &str) -> bool {
-    !text.is_empty() && text.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+    !text.is_empty()
+        && text.bytes().all(|b| {
+            b.is_ascii_alphanumeric()
+                || matches!(
+                    b,
+                    b'!' | b'#'
+                        | b'$'
+                        | b'%'
+                        | b'&'
+                        | b'\''
+                        | b'*'
+                        | b'+'
+                        | b'-'
+                        | b'.'
+                        | b'^'
+                        | b'_'
+                        | b'`'
+                        | b'|'
+                        | b'~'
+                )
+        })
 }
 
 /// A q-value (`0` to `1`, at most three decimals) in thousandths; `None` when malformed.
@@ -59,37 +79,41 @@ fn quality(text: &str) -> Option<u16> {
     }
 }
 
-/// Whether the `Accept` values (each a comma-separated list of media ranges) accept
-/// `media` (`type/subtype`, lower case). The most specific range that matches decides (an
-/// exact type before `type/*` before `*/*`, RFC 9110 §12.5.1), and `q=0` means "not
-/// acceptable". Malformed ranges are ignored.
-pub(super) fn accepts<'a>(values: impl IntoIterator<Item = &'a str>, media: &str) -> bool {
-    let kind = media.split('/').next().unwrap_or_default();
-    let mut best: Option<(u8, u16)> = None; // (specificity, quality)
+/// Which of `media` (each `type/subtype`, lower case) the `Accept` values (each a
+/// comma-separated list of media ranges) accept, in one pass over the ranges. For each, the
+/// most specific range that matches decides (an exact type before `type/*` before `*/*`, RFC
+/// 9110 §12.5.1), and `q=0` means "not acceptable". Malformed ranges are ignored.
+pub(super) fn accepted<'a, const N: usize>(values: impl IntoIterator<Item = &'a str>, media: [&str; N]) -> [bool; N] {
+    let mut best: [Option<(u8, u16)>; N] = [None; N]; // (specificity, quality)
     for range in values.into_iter().flat_map(|value| value.split(',')) {
         let Some(range) = MediaType::parse(range) else { continue };
-        let specificity = if range.is(media) {
-            3
-        } else if range.essence.split_once('/').is_some_and(|(k, sub)| sub == "*" && k.eq_ignore_ascii_case(kind)) {
-            2
-        } else if range.is("*/*") {
-            1
-        } else {
-            continue;
-        };
-        let quality = match range.parameter("q") {
-            None => 1000,
-            Some(Ok(q)) => match quality(q) {
-                Some(q) => q,
-                None => continue,
-            },
-            Some(Err(())) => continue,
-        };
-        if best.is_none_or(|(most_specific, _)| specificity > most_specific) {
-            best = Some((specificity, quality));
+        let (kind, subtype) = range.essence.split_once('/').unwrap_or_default();
+        let mut quality = None;
+        for (wanted, best) in media.iter().zip(&mut best) {
+            let specificity = if range.is(wanted) {
+                3
+            } else if subtype == "*" && wanted.split('/').next().is_some_and(|k| k.eq_ignore_ascii_case(kind)) {
+                2
+            } else if range.is("*/*") {
+                1
+            } else {
+                continue;
+            };
+            if best.is_some_and(|(most_specific, _)| most_specific >= specificity) {
+                continue;
+            }
+            // Read once per range, and only for a range that matters.
+            let q = *quality.get_or_insert_with(|| match range.parameter("q") {
+                None => Some(1000),
+                Some(Ok(q)) => self::quality(q),
+                Some(Err(())) => None,
+            });
+            if let Some(q) = q {
+                *best = Some((specificity, q));
+            }
         }
     }
-    best.is_some_and(|(_, quality)| quality > 0)
+    best.map(|best| best.is_some_and(|(_, quality)| quality > 0))
 }
 
 /// Why a `Content-Type` is not one JSON-RPC body can have.
@@ -119,7 +143,7 @@ mod tests {
     use super::*;
 
     fn json(accept: &str) -> bool {
-        accepts([accept], "application/json")
+        accepted([accept], ["application/json"])[0]
     }
 
     #[test]
@@ -144,7 +168,11 @@ mod tests {
             assert!(!json(accept), "{accept}");
         }
         assert!(json("application/*;q=0, application/json"));
-        assert!(accepts(["text/html", "text/event-stream"], "text/event-stream"));
+        assert_eq!(
+            accepted(["text/html", "text/event-stream"], ["application/json", "text/event-stream"]),
+            [false, true]
+        );
+        assert_eq!(accepted(["text/*;q=0, */*"], ["application/json", "text/event-stream"]), [true, false]);
     }
 
     #[test]

@@ -51,18 +51,18 @@ fn only(headers: &HeaderMap, name: HeaderName) -> Result<Option<&HeaderValue>, (
     }
 }
 
-/// A `Host` value (`uri-host [ ":" port ]`, RFC 9110 §7.2), lower-cased, as its name and port.
-/// `None` unless it is exactly that: no user info, nothing after a bracketed IPv6 address but
-/// its port (`[::1].evil.com` is refused, where a bracket-aware split would read `[::1]`), a
-/// port that is a number.
-fn parse_host(host: &str) -> Option<(String, Option<u16>)> {
-    let authority: Authority = host.trim().parse().ok()?;
-    let text = authority.as_str();
-    let name = authority.host();
-    if text.contains('@') || name.is_empty() {
+/// A `Host` value (`uri-host [ ":" port ]`, RFC 9110 §7.2) as its name (in the value's case)
+/// and port. `None` unless it is exactly that: no user info, nothing after a bracketed IPv6
+/// address but its port (`[::1].evil.com` is refused, where a bracket-aware split would read
+/// `[::1]`), a port that is a number.
+fn parse_host(host: &str) -> Option<(&str, Option<u16>)> {
+    let host = host.trim();
+    let authority: Authority = host.parse().ok()?;
+    let name = &host[..authority.host().len()];
+    if host.contains('@') || name.is_empty() {
         return None;
     }
-    let port = match &text[name.len()..] {
+    let port = match &host[name.len()..] {
         "" => None,
         rest => {
             let port = rest.strip_prefix(':')?;
@@ -76,16 +76,20 @@ fn parse_host(host: &str) -> Option<(String, Option<u16>)> {
         Some(bracketed) => bracketed.strip_suffix(']').is_some_and(|ip| ip.parse::<std::net::Ipv6Addr>().is_ok()),
         None => !name.contains(['[', ']', '%']),
     };
-    well_formed.then(|| (name.to_ascii_lowercase(), port))
+    well_formed.then_some((name, port))
+}
+
+fn is_loopback(name: &str) -> bool {
+    LOOPBACK.iter().any(|loopback| loopback.eq_ignore_ascii_case(name))
 }
 
 /// `host` is `name` or `name:port`, where `name` may be a bracketed IPv6 address.
 fn host_allowed(list: &AllowList, host: &str) -> bool {
     let Some((name, port)) = parse_host(host) else { return false };
-    (list.loopback && LOOPBACK.contains(&name.as_str()))
+    (list.loopback && is_loopback(name))
         || list.extra.iter().any(|allowed| match parse_host(allowed) {
             Some((allowed_name, allowed_port)) => {
-                allowed_name == name && (allowed_port.is_none() || allowed_port == port)
+                allowed_name.eq_ignore_ascii_case(name) && (allowed_port.is_none() || allowed_port == port)
             }
             None => false,
         })
@@ -100,7 +104,7 @@ fn origin_allowed(list: &AllowList, origin: &str) -> bool {
     let Some((scheme, authority)) = origin.split_once("://") else { return false };
     list.loopback
         && matches!(scheme, "http" | "https")
-        && parse_host(authority).is_some_and(|(name, _)| LOOPBACK.contains(&name.as_str()))
+        && parse_host(authority).is_some_and(|(name, _)| is_loopback(name))
 }
 
 #[cfg(test)]
