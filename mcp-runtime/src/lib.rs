@@ -36,9 +36,11 @@ mod error;
 mod jsonrpc;
 pub mod logging;
 mod message;
+mod param;
 mod prompt;
 mod protocol;
 mod registry;
+mod required_state;
 mod resource;
 mod router;
 mod server;
@@ -63,6 +65,7 @@ pub use jsonrpc::{ErrorObject, RequestId};
 pub use logging::LoggingLevel;
 pub use prompt::{GetPromptResult, IntoPromptResult, PromptMessage, PromptSet};
 pub use protocol::{Implementation, ProtocolVersion};
+pub use required_state::RequiredState;
 pub use resource::{
     IntoReadResult, IntoResourceEntries, Lister, ReadResourceResult, ResourceEntry, ResourceNotFound, ResourceSet,
 };

@@ -1,7 +1,7 @@
 //! Code generation shared by the macros: the hidden descriptor struct, the call of the user's
 //! function with injected parameters, optional values and icons.
 
-use super::{HandlerFn, Param};
+use super::{HandlerFn, Param, Role};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::ReturnType;
@@ -25,10 +25,10 @@ pub(crate) fn binding(index: usize) -> syn::Ident {
     format_ident!("__mcp_arg{index}")
 }
 
-/// Binds every injected parameter from `__mcp_context`; on failure, returns `on_error(error)` where
-/// `error` is the `CallToolResult` the extractor produced.
+/// Binds every parameter marked injected from `__mcp_context`; on failure, returns
+/// `on_error(error)` where `error` is the `CallToolResult` the extractor produced.
 pub(crate) fn extract_injected(handler: &HandlerFn, on_error: impl Fn(TokenStream) -> TokenStream) -> TokenStream {
-    let lines = handler.params.iter().enumerate().filter(|(_, p)| p.injected).map(|(i, param)| {
+    let lines = handler.params.iter().enumerate().filter(|(_, p)| p.role == Role::Injected).map(|(i, param)| {
         let (binding, ty) = (binding(i), &param.ty);
         let fail = on_error(quote!(error));
         quote_spanned! {ty.span()=>
@@ -39,6 +39,28 @@ pub(crate) fn extract_injected(handler: &HandlerFn, on_error: impl Fn(TokenStrea
         }
     });
     quote!(#(#lines)*)
+}
+
+/// The server states the parameters need (`Vec<RequiredState>`): each injected one's, as its
+/// type says (`FromContext::required_state`).
+pub(crate) fn required_states(handler: &HandlerFn) -> TokenStream {
+    let states = handler.params.iter().filter_map(|param| {
+        let ty = &param.ty;
+        match param.role {
+            Role::Injected => Some(quote_spanned!(ty.span()=> <#ty as ::mcp_runtime::FromContext>::required_state())),
+            Role::ByType => {
+                Some(quote_spanned!(ty.span()=> (&&::mcp_runtime::__private::Probe::<#ty>::new()).required_state()))
+            }
+            Role::Argument => None,
+        }
+    });
+    quote! {
+        {
+            #[allow(unused_imports)]
+            use ::mcp_runtime::__private::{ProbeInjected as _, ProbeOther as _};
+            ::mcp_runtime::__private::required_states(&[#(#states),*])
+        }
+    }
 }
 
 /// The call of the user's function with every binding, awaited when it is async.
@@ -92,55 +114,102 @@ fn icon_mime_type(src: &str) -> Option<&'static str> {
 /// `HashMap<String, String>`) with `TextValue` parsing; absent ones are `None` for `Option`
 /// parameters and an error otherwise. Failures return `Err(error_object)`.
 ///
-/// A type that is neither `FromStr` nor `Deserialize` resolves to `ParseUnsupported`, whose
-/// unmet `FromText` bound is reported on the type (its last path segment: the call can carry
-/// only one token's span).
-pub(crate) fn bind_text_arguments(handler: &HandlerFn, source: &TokenStream) -> TokenStream {
-    let lines = handler.params.iter().enumerate().filter(|(_, p)| !p.injected).map(|(i, param)| {
+/// A `ByType` parameter is bound through the probe: injected when its type implements
+/// `FromContext` (the parse, which then does not run, still compiles: `TextValue` has a last
+/// resort for any type), parsed otherwise. A type that does neither is refused by the
+/// `TextArgument` bound on `TextValue`'s `support()` marker, on the type (its last path segment:
+/// the call can carry only one token's span).
+///
+/// `ByType` parameters are left out unless `by_type_is_text` (a prompt's; a resource's are the
+/// ones that are not template variables, bound by [`inject_by_type`]).
+pub(crate) fn bind_text_arguments(handler: &HandlerFn, source: &TokenStream, by_type_is_text: bool) -> TokenStream {
+    let text = |param: &&Param| param.role == Role::Argument || (by_type_is_text && param.role == Role::ByType);
+    let lines = handler.params.iter().enumerate().filter(|(_, p)| text(p)).map(|(i, param)| {
         let (binding, ty, name) = (binding(i), &param.ty, param.wire_name());
         let parse = |target: &syn::Type| {
             quote_spanned! {type_span(target)=>
-                {
-                    #[allow(unused_imports)]
-                    use ::mcp_runtime::__private::{ParseUnsupported as _, ParseViaDeserialize as _, ParseViaFromStr as _};
-                    match (&&::mcp_runtime::__private::TextValue::<#target>::new()).parse_text(text) {
-                        ::core::result::Result::Ok(value) => value,
-                        ::core::result::Result::Err(problem) => {
-                            return ::core::result::Result::Err(::mcp_runtime::__private::invalid_argument(#name, &problem))
-                        }
+                match (&&::mcp_runtime::__private::TextValue::<#target>::new()).parse_text(text) {
+                    ::core::result::Result::Ok(value) => value,
+                    ::core::result::Result::Err(problem) => {
+                        return ::core::result::Result::Err(::mcp_runtime::__private::invalid_argument(#name, &problem))
                     }
                 }
             }
         };
-        match option_inner(param) {
+        let (parsed, target) = match option_inner(param) {
             Some(inner) => {
                 let parsed = parse(inner);
-                quote! {
-                    let #binding: #ty = match #source.get(#name) {
+                let parsed = quote! {
+                    match #source.get(#name) {
                         ::core::option::Option::Some(text) => ::core::option::Option::Some(#parsed),
                         ::core::option::Option::None => ::core::option::Option::None,
-                    };
-                }
+                    }
+                };
+                (parsed, inner)
             }
             None => {
                 let parsed = parse(ty);
-                quote! {
-                    let #binding: #ty = match #source.get(#name) {
+                let parsed = quote! {
+                    match #source.get(#name) {
                         ::core::option::Option::Some(text) => #parsed,
                         ::core::option::Option::None => {
                             return ::core::result::Result::Err(::mcp_runtime::__private::missing_argument(#name))
                         }
-                    };
-                }
+                    }
+                };
+                (parsed, ty)
             }
+        };
+        let support = quote_spanned!(type_span(target)=> (&&::mcp_runtime::__private::TextValue::<#target>::new()).support());
+        let parse = quote!(|| -> ::core::result::Result<#ty, ::mcp_runtime::ErrorObject> { ::core::result::Result::Ok(#parsed) });
+        let bound = match param.role {
+            Role::ByType => quote_spanned! {type_span(ty)=>
+                (&&::mcp_runtime::__private::Probe::<#ty>::new()).bind_text(&__mcp_context, #support, #parse)
+            },
+            _ => quote_spanned! {type_span(ty)=>
+                ::mcp_runtime::__private::parse_text_argument::<#ty, _>(#support, #parse)
+            },
+        };
+        quote! {
+            let #binding: #ty = match #bound {
+                ::core::result::Result::Ok(value) => value,
+                ::core::result::Result::Err(error) => return ::core::result::Result::Err(error),
+            };
         }
     });
-    quote!(#(#lines)*)
+    quote! {
+        #[allow(unused_imports)]
+        use ::mcp_runtime::__private::{
+            ParseUnsupported as _, ParseViaDeserialize as _, ParseViaFromStr as _, ProbeInjected as _, ProbeOther as _,
+        };
+        #(#lines)*
+    }
+}
+
+/// Binds each `ByType` parameter that must be injected (a resource's parameter that is not a
+/// template variable): `FromContext`, or a compile error on its type saying it is neither.
+pub(crate) fn inject_by_type(handler: &HandlerFn) -> TokenStream {
+    let lines = handler.params.iter().enumerate().filter(|(_, p)| p.role == Role::ByType).map(|(i, param)| {
+        let (binding, ty) = (binding(i), &param.ty);
+        let probe =
+            quote_spanned!(type_span(ty)=> (&&::mcp_runtime::__private::Probe::<#ty>::new()).inject(&__mcp_context));
+        quote! {
+            let #binding: #ty = match #probe {
+                ::core::result::Result::Ok(value) => value,
+                ::core::result::Result::Err(error) => return ::core::result::Result::Err(error),
+            };
+        }
+    });
+    quote! {
+        #[allow(unused_imports)]
+        use ::mcp_runtime::__private::{ProbeInjected as _, ProbeOther as _};
+        #(#lines)*
+    }
 }
 
 /// Where to report an error about a type: the last segment of a path (`NoteId` in
 /// `ids::NoteId`), else its first token.
-fn type_span(ty: &syn::Type) -> proc_macro2::Span {
+pub(crate) fn type_span(ty: &syn::Type) -> proc_macro2::Span {
     match ty {
         syn::Type::Path(path) if path.qself.is_none() => {
             path.path.segments.last().map_or_else(|| ty.span(), |s| s.ident.span())

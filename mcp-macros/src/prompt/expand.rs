@@ -2,11 +2,12 @@
 //! argument list and a get shim that parses the text arguments.
 
 use super::attr::PromptOptions;
-use crate::handler::HandlerFn;
 use crate::handler::expand::{self, option};
+use crate::handler::{HandlerFn, Role};
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::LitStr;
+use syn::spanned::Spanned;
 
 pub(crate) fn prompt(prompt: &HandlerFn, options: &PromptOptions) -> TokenStream {
     let item = &prompt.item;
@@ -19,12 +20,22 @@ pub(crate) fn prompt(prompt: &HandlerFn, options: &PromptOptions) -> TokenStream
         let description = option(param.options.description.as_ref().map(LitStr::value).or_else(|| param.docs.clone()));
         // The same test that makes an absent argument `None` when the prompt runs.
         let required = expand::option_inner(param).is_none();
-        quote! {
+        let argument = quote! {
             ::mcp_runtime::__private::PromptArgument { name: #name, title: ::core::option::Option::None, description: #description, required: #required }
+        };
+        // A parameter whose type is injected is not an argument.
+        match param.role {
+            Role::ByType => {
+                let ty = &param.ty;
+                let probe = quote_spanned!(ty.span()=> (&&::mcp_runtime::__private::Probe::<#ty>::new()).is_argument());
+                quote!(if #probe { __mcp_list.push(#argument); })
+            }
+            _ => quote!(__mcp_list.push(#argument);),
         }
     });
     let (output_ty, output_span) = expand::output(prompt);
-    let bind = expand::bind_text_arguments(prompt, &quote!(__mcp_arguments));
+    let bind = expand::bind_text_arguments(prompt, &quote!(__mcp_arguments), true);
+    let required_state = expand::required_states(prompt);
     let extract = expand::extract_injected(
         prompt,
         |error| quote!(::core::result::Result::Err(::mcp_runtime::__private::injection_failed(#error))),
@@ -55,15 +66,23 @@ pub(crate) fn prompt(prompt: &HandlerFn, options: &PromptOptions) -> TokenStream
                             #result
                         })
                     }
-                    const ARGUMENTS: &[::mcp_runtime::__private::PromptArgument] = &[#(#arguments),*];
+                    let __mcp_prompt_arguments = {
+                        #[allow(unused_imports)]
+                        use ::mcp_runtime::__private::{ProbeInjected as _, ProbeOther as _};
+                        #[allow(unused_mut)]
+                        let mut __mcp_list = ::std::vec::Vec::new();
+                        #(#arguments)*
+                        __mcp_list
+                    };
                     ::mcp_runtime::__private::PromptDescriptor {
                         name: #name,
                         title: #title,
                         description: #description,
                         icons: #icons,
-                        arguments: ARGUMENTS,
+                        arguments: __mcp_prompt_arguments,
                         get: __mcp_get,
                         complete: #complete,
+                        required_state: #required_state,
                     }
                 }
             }

@@ -16,7 +16,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let mut errors = Errors::default();
     let options = attr::PromptOptions::parse(attr, &mut errors);
-    let prompt = HandlerFn::parse(function, Kind::Prompt, &mut errors);
+    let prompt = HandlerFn::parse(function, &mut errors);
     handler::valid::check(&prompt, Kind::Prompt, &mut errors);
     valid::check(&prompt, &options, &mut errors);
     match errors.finish() {

@@ -17,7 +17,9 @@ pub(crate) fn resource(resource: &HandlerFn, options: &ResourceOptions, uri: &Li
     let mime_type = option(options.mime_type.as_ref());
     let size = option(options.size.as_ref().map(|s| quote!(#s as u64)));
     let (output_ty, output_span) = expand::output(resource);
-    let bind = expand::bind_text_arguments(resource, &quote!(__mcp_request.variables));
+    let bind = expand::bind_text_arguments(resource, &quote!(__mcp_request.variables), false);
+    let inject = expand::inject_by_type(resource);
+    let required_state = expand::required_states(resource);
     let extract = expand::extract_injected(
         resource,
         |error| quote!(::core::result::Result::Err(::mcp_runtime::__private::injection_failed(#error))),
@@ -63,6 +65,7 @@ pub(crate) fn resource(resource: &HandlerFn, options: &ResourceOptions, uri: &Li
                     ) -> ::mcp_runtime::__private::BoxFuture<'static, ::core::result::Result<::mcp_runtime::ReadResourceResult, ::mcp_runtime::ErrorObject>> {
                         ::std::boxed::Box::pin(async move {
                             #bind
+                            #inject
                             #extract
                             #read_result
                         })
@@ -82,6 +85,7 @@ pub(crate) fn resource(resource: &HandlerFn, options: &ResourceOptions, uri: &Li
                         read: __mcp_read,
                         list: #list,
                         complete: #complete,
+                        required_state: #required_state,
                     }
                 }
             }

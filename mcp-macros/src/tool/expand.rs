@@ -4,9 +4,10 @@
 use super::attr::ToolOptions;
 use super::valid::tool_name;
 use crate::handler::expand::option;
-use crate::handler::{self, HandlerFn, Param};
+use crate::handler::expand::type_span;
+use crate::handler::{self, HandlerFn, Param, Role};
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::LitStr;
 use syn::spanned::Spanned;
 
@@ -21,18 +22,41 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
     // tool result the compiler reports one error there (identical diagnostics are merged).
     let output_trait = quote_spanned!(output_span=> <#output_ty as ::mcp_runtime::IntoToolResult>);
     // Checked before the arguments struct, so a parameter type that is not `Deserialize` and
-    // `JsonSchema` gets our message first, on that type, ahead of the derives' errors.
-    let assert_params = tool.arguments().map(|p| {
+    // `JsonSchema` gets our message first, on that type, ahead of the derives' errors. (A
+    // `ByType` one gets it from its probe.)
+    let assert_params = tool.params.iter().filter(|p| p.role == Role::Argument).map(|p| {
         let ty = &p.ty;
         quote_spanned!(ty.span()=> const _: fn() = ::mcp_runtime::__private::assert_tool_parameter::<#ty>;)
     });
 
     let arguments = arguments_struct(tool);
     let defaults = tool.params.iter().enumerate().filter_map(|(i, p)| default_fn(i, p));
-    let field_bindings = tool.params.iter().enumerate().filter(|(_, p)| !p.injected).map(|(i, p)| {
+    let field_bindings = tool.params.iter().enumerate().filter(|(_, p)| p.role != Role::Injected).map(|(i, p)| {
         let (field, binding) = (&p.ident, handler::expand::binding(i));
         quote!(#field: #binding)
     });
+    // Each `ByType` parameter's probe picks its field's type (the argument's, or
+    // `NotAnArgument`), and turns the field into the parameter.
+    let probe = |ty: &syn::Type, method: TokenStream| quote_spanned!(type_span(ty)=> (&&::mcp_runtime::__private::Probe::<#ty>::new()).#method);
+    let slots: Vec<TokenStream> = by_type(tool).map(|(_, p)| probe(&p.ty, quote!(slot()))).collect();
+    let shape = quote! {
+        {
+            #[allow(unused_imports)]
+            use ::mcp_runtime::__private::{ProbeArgument as _, ProbeInjected as _, ProbeUnsupported as _};
+            __McpArguments::__mcp_shape(#(#slots),*)
+        }
+    };
+    let by_type_bindings = by_type(tool).map(|(i, p)| {
+        let binding = handler::expand::binding(i);
+        let bind = probe(&p.ty, quote!(bind(#binding, __mcp_context)));
+        quote! {
+            let #binding = match #bind {
+                ::core::result::Result::Ok(value) => value,
+                ::core::result::Result::Err(error) => return ::mcp_runtime::__private::ToolCall::Finished(error),
+            };
+        }
+    });
+    let required_state = handler::expand::required_states(tool);
     // Before the tool's future, like the arguments: what it needs from the context is cloned
     // into it, and a tool that needs nothing from it clones nothing.
     let finished = |result| quote!(::mcp_runtime::__private::ToolCall::Finished(#result));
@@ -55,7 +79,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
 
     let input_schema = match &options.input_schema {
         Some(schema) => quote!(|| ::mcp_runtime::__private::verbatim_schema(#schema)),
-        None => quote!(::mcp_runtime::__private::input_schema_for::<__McpArguments>),
+        None => quote!(::mcp_runtime::__private::input_schema_as(#shape)),
     };
     let title = option(options.common.title.as_ref().map(LitStr::value));
     let description = option(description);
@@ -99,12 +123,15 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
                         __mcp_context: &::mcp_runtime::Context,
                     ) -> ::mcp_runtime::__private::ToolCall {
                         let __McpArguments { #(#field_bindings,)* } =
-                            match ::mcp_runtime::__private::parse_arguments::<__McpArguments>(#name, __mcp_arguments) {
+                            match ::mcp_runtime::__private::parse_arguments_as(#name, __mcp_arguments, #shape) {
                                 ::core::result::Result::Ok(__mcp_parsed) => __mcp_parsed,
                                 ::core::result::Result::Err(error) => {
                                     return ::mcp_runtime::__private::ToolCall::Finished(error);
                                 }
                             };
+                        #[allow(unused_imports)]
+                        use ::mcp_runtime::__private::{ProbeArgument as _, ProbeInjected as _, ProbeUnsupported as _};
+                        #(#by_type_bindings)*
                         #extract
                         #run
                     }
@@ -121,6 +148,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
                         input_schema: #input_schema,
                         output_schema: #output_trait::output_schema,
                         call: __mcp_call,
+                        required_state: #required_state,
                     }
                 }
             }
@@ -128,10 +156,29 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
     }
 }
 
+/// The `ByType` parameters, with their indices.
+fn by_type(tool: &HandlerFn) -> impl Iterator<Item = (usize, &Param)> {
+    tool.params.iter().enumerate().filter(|(_, p)| p.role == Role::ByType)
+}
+
+/// The generic parameter holding a `ByType` parameter's field type.
+fn field_type_param(index: usize) -> syn::Ident {
+    format_ident!("__McpP{index}")
+}
+
 /// The struct the arguments deserialize into; its derived schema is the tool's input schema.
+/// It is generic over the field type of each `ByType` parameter, which the probes pick when
+/// the code compiles (`__mcp_shape` names the struct with them): the parameter's type for an
+/// argument, `NotAnArgument` (absent from the request, left out of the schema) for an injected
+/// one.
 fn arguments_struct(tool: &HandlerFn) -> TokenStream {
-    let fields = tool.params.iter().enumerate().filter(|(_, p)| !p.injected).map(|(i, p)| {
-        let (ident, ty) = (&p.ident, &p.ty);
+    let generics: Vec<syn::Ident> = by_type(tool).map(|(i, _)| field_type_param(i)).collect();
+    let fields = tool.params.iter().enumerate().filter(|(_, p)| p.role != Role::Injected).map(|(i, p)| {
+        let ident = &p.ident;
+        let ty = match p.role {
+            Role::ByType => field_type_param(i).into_token_stream(),
+            _ => p.ty.to_token_stream(),
+        };
         let doc = p.docs.as_ref().map(|d| quote!(#[doc = #d]));
         let rename = p.options.rename.as_ref().map(|r| quote!(#[serde(rename = #r)]));
         let description = p.options.description.as_ref().map(|d| quote!(#[schemars(description = #d)]));
@@ -146,8 +193,14 @@ fn arguments_struct(tool: &HandlerFn) -> TokenStream {
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[schemars(crate = "::mcp_runtime::__private::schemars")]
         #[allow(non_camel_case_types, non_snake_case)]
-        struct __McpArguments {
+        struct __McpArguments<#(#generics),*> {
             #(#fields,)*
+        }
+
+        impl<#(#generics),*> __McpArguments<#(#generics),*> {
+            fn __mcp_shape(#(_: ::core::marker::PhantomData<#generics>),*) -> ::core::marker::PhantomData<Self> {
+                ::core::marker::PhantomData
+            }
         }
     }
 }

@@ -16,7 +16,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let mut errors = Errors::default();
     let options = attr::ToolOptions::parse(attr, &mut errors);
-    let tool = HandlerFn::parse(function, Kind::Tool, &mut errors);
+    let tool = HandlerFn::parse(function, &mut errors);
     handler::valid::check(&tool, Kind::Tool, &mut errors);
     valid::check(&tool, &options, &mut errors);
     match errors.finish() {
