@@ -50,6 +50,18 @@ pub trait ResourceInjected {}
 #[diagnostic::do_not_recommend]
 impl<T: FromContext> ResourceInjected for T {}
 
+/// A parameter bound by a pattern (`(a, b): (i32, i32)`): only an injected one can be, as an
+/// argument is named by its binding. Reached only for a type that is not injected.
+#[diagnostic::on_unimplemented(
+    message = "parameters must be plain names, they become argument names: `{Self}` is not injected",
+    label = "write `name: Type` for an argument",
+    note = "a pattern (`State(docs): State<Docs>`) binds only a parameter the runtime injects: a type that implements `mcp_runtime::FromContext`"
+)]
+pub trait PatternParameter {}
+
+#[diagnostic::do_not_recommend]
+impl<T: FromContext> PatternParameter for T {}
+
 /// Whether a prompt argument's type parses from text, as the marker of
 /// `TextValue::support` says. Implemented only by [`Parses`](crate::text_value::Parses).
 #[diagnostic::on_unimplemented(
@@ -120,6 +132,8 @@ pub trait ProbeInjected<T> {
     fn bind_text<S, F>(&self, ctx: &Context, support: S, parse: F) -> Result<T, ErrorObject>;
     /// The parameter of a resource that is not a template variable, from the context.
     fn inject(&self, ctx: &Context) -> Result<T, ErrorObject>;
+    /// A parameter bound by a pattern (`State(docs): State<Docs>`), from the context.
+    fn inject_pattern(&self, ctx: &Context) -> Result<T, CallToolResult>;
     /// Whether it is read from the request: no.
     fn is_argument(&self) -> bool;
     /// The server state it needs.
@@ -139,6 +153,9 @@ impl<T: FromContext> ProbeInjected<T> for &Probe<T> {
     }
     fn inject(&self, ctx: &Context) -> Result<T, ErrorObject> {
         T::from_context(ctx).map_err(injection_failed)
+    }
+    fn inject_pattern(&self, ctx: &Context) -> Result<T, CallToolResult> {
+        T::from_context(ctx)
     }
     fn is_argument(&self) -> bool {
         false
@@ -181,6 +198,11 @@ pub trait ProbeOther<T> {
     fn inject(&self, ctx: &Context) -> Result<T, ErrorObject>
     where
         T: ResourceInjected;
+    /// A parameter bound by a pattern: does not compile, with [`PatternParameter`]'s message,
+    /// as `T` is not injected.
+    fn inject_pattern(&self, ctx: &Context) -> Result<T, CallToolResult>
+    where
+        T: PatternParameter;
     /// Whether it is read from the request: yes.
     fn is_argument(&self) -> bool;
     /// The server state it needs: none.
@@ -201,6 +223,12 @@ impl<T> ProbeOther<T> for &&Probe<T> {
         T: ResourceInjected,
     {
         unreachable!("`ResourceInjected` types are `FromContext`, injected by `ProbeInjected`")
+    }
+    fn inject_pattern(&self, _: &Context) -> Result<T, CallToolResult>
+    where
+        T: PatternParameter,
+    {
+        unreachable!("`PatternParameter` types are `FromContext`, injected by `ProbeInjected`")
     }
     fn is_argument(&self) -> bool {
         true

@@ -3,12 +3,12 @@
 
 pub use crate::completion::{CompleteFn, run_completer};
 pub use crate::param::{
-    NotAnArgument, Probe, ProbeArgument, ProbeInjected, ProbeOther, ProbeUnsupported, ToolParameter, injection_failed,
-    required_states,
+    NotAnArgument, PatternParameter, Probe, ProbeArgument, ProbeInjected, ProbeOther, ProbeUnsupported,
+    ResourceInjected, TextArgument, ToolParameter, injection_failed, required_states,
 };
 pub use crate::prompt::{PromptArgument, PromptDef, PromptDescriptor};
 pub use crate::resource::{ListFn, ResourceDef, ResourceDescriptor, ResourceRequest, run_lister};
-pub use crate::text_value::{ParseUnsupported, ParseViaDeserialize, ParseViaFromStr, TextValue};
+pub use crate::text_value::{DoesNotParse, ParseUnsupported, ParseViaDeserialize, ParseViaFromStr, Parses, TextValue};
 pub use crate::tool::descriptor::{ToolCall, ToolDescriptor, parse_arguments};
 pub use crate::tool::schema::{input_schema_for, verbatim_schema};
 pub use crate::tool::{ToolAnnotations, ToolDef};

@@ -31,28 +31,34 @@ pub(crate) fn extract_injected(handler: &HandlerFn, on_error: impl Fn(TokenStrea
     let lines = handler.params.iter().enumerate().filter(|(_, p)| p.role == Role::Injected).map(|(i, param)| {
         let (binding, ty) = (binding(i), &param.ty);
         let fail = on_error(quote!(error));
+        // A pattern not marked `#[mcp(inject)]` gets its own message when its type is not
+        // injected: a pattern cannot name an argument.
+        let extract = if param.ident.is_none() && param.options.inject.is_none() {
+            quote_spanned!(type_span(ty)=> (&&::mcp_runtime::__private::Probe::<#ty>::new()).inject_pattern(&__mcp_context))
+        } else {
+            quote_spanned!(ty.span()=> <#ty as ::mcp_runtime::FromContext>::from_context(&__mcp_context))
+        };
         quote_spanned! {ty.span()=>
-            let #binding = match <#ty as ::mcp_runtime::FromContext>::from_context(&__mcp_context) {
+            let #binding = match #extract {
                 ::core::result::Result::Ok(value) => value,
                 ::core::result::Result::Err(error) => return #fail,
             };
         }
     });
-    quote!(#(#lines)*)
+    quote! {
+        #[allow(unused_imports)]
+        use ::mcp_runtime::__private::{ProbeInjected as _, ProbeOther as _};
+        #(#lines)*
+    }
 }
 
 /// The server states the parameters need (`Vec<RequiredState>`): each injected one's, as its
-/// type says (`FromContext::required_state`).
+/// type says (`FromContext::required_state`). Asked through the probe, which answers `None`
+/// for a type that is not injected, so a mistake is reported once, where the parameter is bound.
 pub(crate) fn required_states(handler: &HandlerFn) -> TokenStream {
-    let states = handler.params.iter().filter_map(|param| {
+    let states = handler.params.iter().filter(|p| p.role != Role::Argument).map(|param| {
         let ty = &param.ty;
-        match param.role {
-            Role::Injected => Some(quote_spanned!(ty.span()=> <#ty as ::mcp_runtime::FromContext>::required_state())),
-            Role::ByType => {
-                Some(quote_spanned!(ty.span()=> (&&::mcp_runtime::__private::Probe::<#ty>::new()).required_state()))
-            }
-            Role::Argument => None,
-        }
+        quote_spanned!(ty.span()=> (&&::mcp_runtime::__private::Probe::<#ty>::new()).required_state())
     });
     quote! {
         {

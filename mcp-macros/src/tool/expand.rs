@@ -37,8 +37,13 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
     });
     // Each `ByType` parameter's probe picks its field's type (the argument's, or
     // `NotAnArgument`), and turns the field into the parameter.
-    let probe = |ty: &syn::Type, method: TokenStream| quote_spanned!(type_span(ty)=> (&&::mcp_runtime::__private::Probe::<#ty>::new()).#method);
-    let slots: Vec<TokenStream> = by_type(tool).map(|(_, p)| probe(&p.ty, quote!(slot()))).collect();
+    // All spanned at the type (the method's name included: an unmet bound is reported there).
+    let slots: Vec<TokenStream> = by_type(tool)
+        .map(|(_, p)| {
+            let ty = &p.ty;
+            quote_spanned!(type_span(ty)=> (&&::mcp_runtime::__private::Probe::<#ty>::new()).slot())
+        })
+        .collect();
     let shape = quote! {
         {
             #[allow(unused_imports)]
@@ -47,8 +52,8 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
         }
     };
     let by_type_bindings = by_type(tool).map(|(i, p)| {
-        let binding = handler::expand::binding(i);
-        let bind = probe(&p.ty, quote!(bind(#binding, __mcp_context)));
+        let (binding, ty) = (handler::expand::binding(i), &p.ty);
+        let bind = quote_spanned!(type_span(ty)=> (&&::mcp_runtime::__private::Probe::<#ty>::new()).bind(#binding, __mcp_context));
         quote! {
             let #binding = match #bind {
                 ::core::result::Result::Ok(value) => value,
