@@ -28,15 +28,16 @@ pub(crate) fn binding(index: usize) -> syn::Ident {
 /// Binds every parameter marked injected from `__mcp_context`; on failure, returns
 /// `on_error(error)` where `error` is the `CallToolResult` the extractor produced.
 pub(crate) fn extract_injected(handler: &HandlerFn, on_error: impl Fn(TokenStream) -> TokenStream) -> TokenStream {
+    let krate = &handler.krate;
     let lines = handler.params.iter().enumerate().filter(|(_, p)| p.role == Role::Injected).map(|(i, param)| {
         let (binding, ty) = (binding(i), &param.ty);
         let fail = on_error(quote!(error));
         // A pattern not marked `#[mcp(inject)]` gets its own message when its type is not
         // injected: a pattern cannot name an argument.
         let extract = if param.ident.is_none() && param.options.inject.is_none() {
-            quote_spanned!(type_span(ty)=> (&&::mcp_runtime::__private::Probe::<#ty>::new()).inject_pattern(&__mcp_context))
+            quote_spanned!(type_span(ty)=> (&&#krate::__private::Probe::<#ty>::new()).inject_pattern(&__mcp_context))
         } else {
-            quote_spanned!(ty.span()=> <#ty as ::mcp_runtime::FromContext>::from_context(&__mcp_context))
+            quote_spanned!(ty.span()=> <#ty as #krate::FromContext>::from_context(&__mcp_context))
         };
         quote_spanned! {ty.span()=>
             let #binding = match #extract {
@@ -47,7 +48,7 @@ pub(crate) fn extract_injected(handler: &HandlerFn, on_error: impl Fn(TokenStrea
     });
     quote! {
         #[allow(unused_imports)]
-        use ::mcp_runtime::__private::{ProbeInjected as _, ProbeOther as _};
+        use #krate::__private::{ProbeInjected as _, ProbeOther as _};
         #(#lines)*
     }
 }
@@ -56,15 +57,16 @@ pub(crate) fn extract_injected(handler: &HandlerFn, on_error: impl Fn(TokenStrea
 /// type says (`FromContext::required_state`). Asked through the probe, which answers `None`
 /// for a type that is not injected, so a mistake is reported once, where the parameter is bound.
 pub(crate) fn required_states(handler: &HandlerFn) -> TokenStream {
+    let krate = &handler.krate;
     let states = handler.params.iter().filter(|p| p.role != Role::Argument).map(|param| {
         let ty = &param.ty;
-        quote_spanned!(ty.span()=> (&&::mcp_runtime::__private::Probe::<#ty>::new()).required_state())
+        quote_spanned!(ty.span()=> (&&#krate::__private::Probe::<#ty>::new()).required_state())
     });
     quote! {
         {
             #[allow(unused_imports)]
-            use ::mcp_runtime::__private::{ProbeInjected as _, ProbeOther as _};
-            ::mcp_runtime::__private::required_states(&[#(#states),*])
+            use #krate::__private::{ProbeInjected as _, ProbeOther as _};
+            #krate::__private::required_states(&[#(#states),*])
         }
     }
 }
@@ -93,10 +95,10 @@ pub(crate) fn option(value: Option<impl quote::ToTokens>) -> TokenStream {
 }
 
 /// The `Icon`s of `icon = "..."` options, with the MIME type their URL implies.
-pub(crate) fn icons(icons: &[syn::LitStr]) -> TokenStream {
+pub(crate) fn icons(krate: &TokenStream, icons: &[syn::LitStr]) -> TokenStream {
     let icons = icons.iter().map(|src| {
         let mime = option(icon_mime_type(&src.value()));
-        quote!(::mcp_runtime::Icon { src: #src, mime_type: #mime, sizes: &[] })
+        quote!(#krate::Icon { src: #src, mime_type: #mime, sizes: &[] })
     });
     quote!(&[#(#icons),*])
 }
@@ -129,15 +131,16 @@ fn icon_mime_type(src: &str) -> Option<&'static str> {
 /// `ByType` parameters are left out unless `by_type_is_text` (a prompt's; a resource's are the
 /// ones that are not template variables, bound by [`inject_by_type`]).
 pub(crate) fn bind_text_arguments(handler: &HandlerFn, source: &TokenStream, by_type_is_text: bool) -> TokenStream {
+    let krate = &handler.krate;
     let text = |param: &&Param| param.role == Role::Argument || (by_type_is_text && param.role == Role::ByType);
     let lines = handler.params.iter().enumerate().filter(|(_, p)| text(p)).map(|(i, param)| {
         let (binding, ty, name) = (binding(i), &param.ty, param.wire_name());
         let parse = |target: &syn::Type| {
             quote_spanned! {type_span(target)=>
-                match (&&::mcp_runtime::__private::TextValue::<#target>::new()).parse_text(text) {
+                match (&&#krate::__private::TextValue::<#target>::new()).parse_text(text) {
                     ::core::result::Result::Ok(value) => value,
                     ::core::result::Result::Err(problem) => {
-                        return ::core::result::Result::Err(::mcp_runtime::__private::invalid_argument(#name, &problem))
+                        return ::core::result::Result::Err(#krate::__private::invalid_argument(#name, &problem))
                     }
                 }
             }
@@ -159,21 +162,22 @@ pub(crate) fn bind_text_arguments(handler: &HandlerFn, source: &TokenStream, by_
                     match #source.get(#name) {
                         ::core::option::Option::Some(text) => #parsed,
                         ::core::option::Option::None => {
-                            return ::core::result::Result::Err(::mcp_runtime::__private::missing_argument(#name))
+                            return ::core::result::Result::Err(#krate::__private::missing_argument(#name))
                         }
                     }
                 };
                 (parsed, ty)
             }
         };
-        let support = quote_spanned!(type_span(target)=> (&&::mcp_runtime::__private::TextValue::<#target>::new()).support());
-        let parse = quote!(|| -> ::core::result::Result<#ty, ::mcp_runtime::ErrorObject> { ::core::result::Result::Ok(#parsed) });
+        let support = quote_spanned!(type_span(target)=> (&&#krate::__private::TextValue::<#target>::new()).support());
+        let parse =
+            quote!(|| -> ::core::result::Result<#ty, #krate::ErrorObject> { ::core::result::Result::Ok(#parsed) });
         let bound = match param.role {
             Role::ByType => quote_spanned! {type_span(ty)=>
-                (&&::mcp_runtime::__private::Probe::<#ty>::new()).bind_text(&__mcp_context, #support, #parse)
+                (&&#krate::__private::Probe::<#ty>::new()).bind_text(&__mcp_context, #support, #parse)
             },
             _ => quote_spanned! {type_span(ty)=>
-                ::mcp_runtime::__private::parse_text_argument::<#ty, _>(#support, #parse)
+                #krate::__private::parse_text_argument::<#ty, _>(#support, #parse)
             },
         };
         quote! {
@@ -185,7 +189,7 @@ pub(crate) fn bind_text_arguments(handler: &HandlerFn, source: &TokenStream, by_
     });
     quote! {
         #[allow(unused_imports)]
-        use ::mcp_runtime::__private::{
+        use #krate::__private::{
             ParseUnsupported as _, ParseViaDeserialize as _, ParseViaFromStr as _, ProbeInjected as _, ProbeOther as _,
         };
         #(#lines)*
@@ -195,10 +199,10 @@ pub(crate) fn bind_text_arguments(handler: &HandlerFn, source: &TokenStream, by_
 /// Binds each `ByType` parameter that must be injected (a resource's parameter that is not a
 /// template variable): `FromContext`, or a compile error on its type saying it is neither.
 pub(crate) fn inject_by_type(handler: &HandlerFn) -> TokenStream {
+    let krate = &handler.krate;
     let lines = handler.params.iter().enumerate().filter(|(_, p)| p.role == Role::ByType).map(|(i, param)| {
         let (binding, ty) = (binding(i), &param.ty);
-        let probe =
-            quote_spanned!(type_span(ty)=> (&&::mcp_runtime::__private::Probe::<#ty>::new()).inject(&__mcp_context));
+        let probe = quote_spanned!(type_span(ty)=> (&&#krate::__private::Probe::<#ty>::new()).inject(&__mcp_context));
         quote! {
             let #binding: #ty = match #probe {
                 ::core::result::Result::Ok(value) => value,
@@ -208,7 +212,7 @@ pub(crate) fn inject_by_type(handler: &HandlerFn) -> TokenStream {
     });
     quote! {
         #[allow(unused_imports)]
-        use ::mcp_runtime::__private::{ProbeInjected as _, ProbeOther as _};
+        use #krate::__private::{ProbeInjected as _, ProbeOther as _};
         #(#lines)*
     }
 }
@@ -236,18 +240,18 @@ pub(crate) fn option_inner(param: &Param) -> Option<&syn::Type> {
 }
 
 /// The completion functions of `complete(name = path)` options, as `(name, shim)` pairs.
-pub(crate) fn completions(completions: &[(syn::Ident, syn::Path)]) -> TokenStream {
+pub(crate) fn completions(krate: &TokenStream, completions: &[(syn::Ident, syn::Path)]) -> TokenStream {
     let entries = completions.iter().map(|(name, function)| {
         let name = name.to_string();
         quote_spanned! {function.span()=>
             (#name, {
                 fn __mcp_complete(
-                    __mcp_request: ::mcp_runtime::CompletionRequest,
-                    __mcp_context: ::mcp_runtime::Context,
-                ) -> ::mcp_runtime::__private::BoxFuture<'static, ::mcp_runtime::Completion> {
-                    ::mcp_runtime::__private::run_completer(#function, __mcp_request, __mcp_context)
+                    __mcp_request: #krate::CompletionRequest,
+                    __mcp_context: #krate::Context,
+                ) -> #krate::__private::BoxFuture<'static, #krate::Completion> {
+                    #krate::__private::run_completer(#function, __mcp_request, __mcp_context)
                 }
-                __mcp_complete as ::mcp_runtime::__private::CompleteFn
+                __mcp_complete as #krate::__private::CompleteFn
             })
         }
     });

@@ -43,6 +43,8 @@ impl Kind {
 /// An annotated function.
 pub(crate) struct HandlerFn {
     pub item: ItemFn,
+    /// The path generated code reaches the runtime by (`crate = "..."`, else `::mcp_runtime`).
+    pub krate: TokenStream,
     pub docs: Option<String>,
     pub params: Vec<Param>,
 }
@@ -123,7 +125,7 @@ impl HandlerFn {
             };
             params.push(Param { ident, ty: (*arg.ty).clone(), docs, options, role });
         }
-        Self { item, docs, params }
+        Self { item, krate: quote!(::mcp_runtime), docs, params }
     }
 
     pub fn ident(&self) -> &Ident {

@@ -20,6 +20,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     let (options, all_read) = attr::ResourceOptions::parse(attr, &mut errors);
     let mut resource = HandlerFn::parse(function, &mut errors);
+    resource.krate = crate::handler::options::crate_path(options.common.krate.as_ref());
     handler::valid::check(&resource, Kind::Resource, &mut errors);
     // Unreadable options hide the ones after them: say nothing of a missing `uri` then.
     let missing_uri_at = all_read.then(proc_macro2::Span::call_site);

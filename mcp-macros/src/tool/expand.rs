@@ -12,6 +12,7 @@ use syn::LitStr;
 use syn::spanned::Spanned;
 
 pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
+    let krate = &tool.krate;
     let item = &tool.item;
     let ident = tool.ident();
     let name = tool_name(tool, options);
@@ -20,13 +21,13 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
     let (output_ty, output_span) = handler::expand::output(tool);
     // Both uses of the return type are spelled the same and spanned at it, so when it is not a
     // tool result the compiler reports one error there (identical diagnostics are merged).
-    let output_trait = quote_spanned!(output_span=> <#output_ty as ::mcp_runtime::IntoToolResult>);
+    let output_trait = quote_spanned!(output_span=> <#output_ty as #krate::IntoToolResult>);
     // Checked before the arguments struct, so a parameter type that is not `Deserialize` and
     // `JsonSchema` gets our message first, on that type, ahead of the derives' errors. (A
     // `ByType` one gets it from its probe.)
     let assert_params = tool.params.iter().filter(|p| p.role == Role::Argument).map(|p| {
         let ty = &p.ty;
-        quote_spanned!(ty.span()=> const _: fn() = ::mcp_runtime::__private::assert_tool_parameter::<#ty>;)
+        quote_spanned!(ty.span()=> const _: fn() = #krate::__private::assert_tool_parameter::<#ty>;)
     });
 
     let arguments = arguments_struct(tool);
@@ -41,32 +42,32 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
     let slots: Vec<TokenStream> = by_type(tool)
         .map(|(_, p)| {
             let ty = &p.ty;
-            quote_spanned!(type_span(ty)=> (&&::mcp_runtime::__private::Probe::<#ty>::new()).slot())
+            quote_spanned!(type_span(ty)=> (&&#krate::__private::Probe::<#ty>::new()).slot())
         })
         .collect();
     let shape = quote! {
         {
             #[allow(unused_imports)]
-            use ::mcp_runtime::__private::{ProbeArgument as _, ProbeInjected as _, ProbeUnsupported as _};
+            use #krate::__private::{ProbeArgument as _, ProbeInjected as _, ProbeUnsupported as _};
             __McpArguments::__mcp_shape(#(#slots),*)
         }
     };
     let by_type_bindings = by_type(tool).map(|(i, p)| {
         let (binding, ty) = (handler::expand::binding(i), &p.ty);
-        let bind = quote_spanned!(type_span(ty)=> (&&::mcp_runtime::__private::Probe::<#ty>::new()).bind(#binding, __mcp_context));
+        let bind =
+            quote_spanned!(type_span(ty)=> (&&#krate::__private::Probe::<#ty>::new()).bind(#binding, __mcp_context));
         quote! {
             let #binding = match #bind {
                 ::core::result::Result::Ok(value) => value,
-                ::core::result::Result::Err(error) => return ::mcp_runtime::__private::ToolCall::Finished(error),
+                ::core::result::Result::Err(error) => return #krate::__private::ToolCall::Finished(error),
             };
         }
     });
     let required_state = handler::expand::required_states(tool);
     // Before the tool's future, like the arguments: what it needs from the context is cloned
     // into it, and a tool that needs nothing from it clones nothing.
-    let finished = |result| quote!(::mcp_runtime::__private::ToolCall::Finished(#result));
-    let running =
-        |body| quote!(::mcp_runtime::__private::ToolCall::Running(::std::boxed::Box::pin(async move { #body })));
+    let finished = |result| quote!(#krate::__private::ToolCall::Finished(#result));
+    let running = |body| quote!(#krate::__private::ToolCall::Running(::std::boxed::Box::pin(async move { #body })));
     let extract = handler::expand::extract_injected(tool, finished);
     let call = handler::expand::call(tool);
     let into_result = quote_spanned!(output_span=> #output_trait::into_tool_result(#call));
@@ -75,7 +76,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
     // A sync tool runs in `call` itself, unless it must wait: for the pool (`blocking`) or for
     // the user's confirmation.
     let run = if blocking {
-        running(quote!(::mcp_runtime::__private::run_blocking(move || #into_result).await))
+        running(quote!(#krate::__private::run_blocking(move || #into_result).await))
     } else if tool.is_async() || confirm {
         running(into_result)
     } else {
@@ -83,8 +84,8 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
     };
 
     let input_schema = match &options.input_schema {
-        Some(schema) => quote!(|| ::mcp_runtime::__private::verbatim_schema(#schema)),
-        None => quote!(::mcp_runtime::__private::input_schema_as(#shape)),
+        Some(schema) => quote!(|| #krate::__private::verbatim_schema(#schema)),
+        None => quote!(#krate::__private::input_schema_as(#shape)),
     };
     let title = option(options.common.title.as_ref().map(LitStr::value));
     let description = option(description);
@@ -92,7 +93,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
         let [read_only, destructive, idempotent, open_world] =
             [options.read_only, options.destructive, options.idempotent, options.open_world].map(option);
         quote! {
-            ::mcp_runtime::__private::ToolAnnotations {
+            #krate::__private::ToolAnnotations {
                 read_only: #read_only, destructive: #destructive, idempotent: #idempotent, open_world: #open_world,
             }
         }
@@ -106,7 +107,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
         }
         None => quote!(::core::option::Option::None),
     };
-    let icons = handler::expand::icons(&options.common.icons);
+    let icons = handler::expand::icons(krate, &options.common.icons);
     let marker = handler::expand::marker_struct(tool, "#[mcp_tool]");
 
     quote! {
@@ -119,28 +120,28 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
             #arguments
             #(#defaults)*
 
-            impl ::mcp_runtime::__private::ToolDef for #ident {
+            impl #krate::__private::ToolDef for #ident {
                 const NAME: &'static str = #name;
 
-                fn descriptor() -> ::mcp_runtime::__private::ToolDescriptor {
+                fn descriptor() -> #krate::__private::ToolDescriptor {
                     fn __mcp_call(
-                        __mcp_arguments: ::core::option::Option<&::mcp_runtime::__private::serde_json::value::RawValue>,
-                        __mcp_context: &::mcp_runtime::Context,
-                    ) -> ::mcp_runtime::__private::ToolCall {
+                        __mcp_arguments: ::core::option::Option<&#krate::__private::serde_json::value::RawValue>,
+                        __mcp_context: &#krate::Context,
+                    ) -> #krate::__private::ToolCall {
                         let __McpArguments { #(#field_bindings,)* } =
-                            match ::mcp_runtime::__private::parse_arguments_as(#name, __mcp_arguments, #shape) {
+                            match #krate::__private::parse_arguments_as(#name, __mcp_arguments, #shape) {
                                 ::core::result::Result::Ok(__mcp_parsed) => __mcp_parsed,
                                 ::core::result::Result::Err(error) => {
-                                    return ::mcp_runtime::__private::ToolCall::Finished(error);
+                                    return #krate::__private::ToolCall::Finished(error);
                                 }
                             };
                         #[allow(unused_imports)]
-                        use ::mcp_runtime::__private::{ProbeArgument as _, ProbeInjected as _, ProbeUnsupported as _};
+                        use #krate::__private::{ProbeArgument as _, ProbeInjected as _, ProbeUnsupported as _};
                         #(#by_type_bindings)*
                         #extract
                         #run
                     }
-                    ::mcp_runtime::__private::ToolDescriptor {
+                    #krate::__private::ToolDescriptor {
                         name: #name,
                         title: #title,
                         description: #description,
@@ -177,6 +178,9 @@ fn field_type_param(index: usize) -> syn::Ident {
 /// argument, `NotAnArgument` (absent from the request, left out of the schema) for an injected
 /// one.
 fn arguments_struct(tool: &HandlerFn) -> TokenStream {
+    let krate = &tool.krate;
+    let serde_crate = format!("{krate}::__private::serde");
+    let schemars_crate = format!("{krate}::__private::schemars");
     let generics: Vec<syn::Ident> = by_type(tool).map(|(i, _)| field_type_param(i)).collect();
     let fields = tool.params.iter().enumerate().filter(|(_, p)| p.role != Role::Injected).map(|(i, p)| {
         let ident = &p.ident;
@@ -194,9 +198,9 @@ fn arguments_struct(tool: &HandlerFn) -> TokenStream {
         quote!(#doc #rename #description #default #ident: #ty)
     });
     quote! {
-        #[derive(::mcp_runtime::__private::serde::Deserialize, ::mcp_runtime::__private::schemars::JsonSchema)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
-        #[schemars(crate = "::mcp_runtime::__private::schemars")]
+        #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
+        #[serde(crate = #serde_crate)]
+        #[schemars(crate = #schemars_crate)]
         #[allow(non_camel_case_types, non_snake_case)]
         struct __McpArguments<#(#generics),*> {
             #(#fields,)*
