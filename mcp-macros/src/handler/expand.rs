@@ -35,7 +35,7 @@ pub(crate) fn extract_injected(handler: &HandlerFn, on_error: impl Fn(TokenStrea
         // A pattern not marked `#[mcp(inject)]` gets its own message when its type is not
         // injected: a pattern cannot name an argument.
         let extract = if param.ident.is_none() && param.options.inject.is_none() {
-            quote_spanned!(type_span(ty)=> (&&#krate::__private::Probe::<#ty>::new()).inject_pattern(&__mcp_context))
+            probe(krate, ty, "inject_pattern", quote!(&__mcp_context))
         } else {
             quote_spanned!(ty.span()=> <#ty as #krate::FromContext>::from_context(&__mcp_context))
         };
@@ -58,10 +58,11 @@ pub(crate) fn extract_injected(handler: &HandlerFn, on_error: impl Fn(TokenStrea
 /// for a type that is not injected, so a mistake is reported once, where the parameter is bound.
 pub(crate) fn required_states(handler: &HandlerFn) -> TokenStream {
     let krate = &handler.krate;
-    let states = handler.params.iter().filter(|p| p.role != Role::Argument).map(|param| {
-        let ty = &param.ty;
-        quote_spanned!(ty.span()=> (&&#krate::__private::Probe::<#ty>::new()).required_state())
-    });
+    let states = handler
+        .params
+        .iter()
+        .filter(|p| p.role != Role::Argument)
+        .map(|param| probe(krate, &param.ty, "required_state", quote!()));
     quote! {
         {
             #[allow(unused_imports)]
@@ -173,9 +174,7 @@ pub(crate) fn bind_text_arguments(handler: &HandlerFn, source: &TokenStream, by_
         let parse =
             quote!(|| -> ::core::result::Result<#ty, #krate::ErrorObject> { ::core::result::Result::Ok(#parsed) });
         let bound = match param.role {
-            Role::ByType => quote_spanned! {type_span(ty)=>
-                (&&#krate::__private::Probe::<#ty>::new()).bind_text(&__mcp_context, #support, #parse)
-            },
+            Role::ByType => probe(krate, ty, "bind_text", quote!(&__mcp_context, #support, #parse)),
             _ => quote_spanned! {type_span(ty)=>
                 #krate::__private::parse_text_argument::<#ty, _>(#support, #parse)
             },
@@ -202,7 +201,7 @@ pub(crate) fn inject_by_type(handler: &HandlerFn) -> TokenStream {
     let krate = &handler.krate;
     let lines = handler.params.iter().enumerate().filter(|(_, p)| p.role == Role::ByType).map(|(i, param)| {
         let (binding, ty) = (binding(i), &param.ty);
-        let probe = quote_spanned!(type_span(ty)=> (&&#krate::__private::Probe::<#ty>::new()).inject(&__mcp_context));
+        let probe = probe(krate, ty, "inject", quote!(&__mcp_context));
         quote! {
             let #binding: #ty = match #probe {
                 ::core::result::Result::Ok(value) => value,
@@ -215,6 +214,15 @@ pub(crate) fn inject_by_type(handler: &HandlerFn) -> TokenStream {
         use #krate::__private::{ProbeInjected as _, ProbeOther as _};
         #(#lines)*
     }
+}
+
+/// `(&&Probe::<T>::new()).method(args)`: what the parameter type `ty` is, answered by the
+/// compiler (`mcp-runtime/src/param.rs`). Spanned at the type, the method's name included, so an
+/// unmet bound is reported on the user's type.
+pub(crate) fn probe(krate: &TokenStream, ty: &syn::Type, method: &str, args: TokenStream) -> TokenStream {
+    let span = type_span(ty);
+    let method = syn::Ident::new(method, span);
+    quote_spanned!(span=> (&&#krate::__private::Probe::<#ty>::new()).#method(#args))
 }
 
 /// Where to report an error about a type: the last segment of a path (`NoteId` in

@@ -7,7 +7,6 @@ use crate::handler::{HandlerFn, Role};
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::LitStr;
-use syn::spanned::Spanned;
 
 pub(crate) fn prompt(prompt: &HandlerFn, options: &PromptOptions) -> TokenStream {
     let krate = &prompt.krate;
@@ -27,8 +26,7 @@ pub(crate) fn prompt(prompt: &HandlerFn, options: &PromptOptions) -> TokenStream
         // A parameter whose type is injected is not an argument.
         match param.role {
             Role::ByType => {
-                let ty = &param.ty;
-                let probe = quote_spanned!(ty.span()=> (&&#krate::__private::Probe::<#ty>::new()).is_argument());
+                let probe = expand::probe(krate, &param.ty, "is_argument", quote!());
                 quote!(if #probe { __mcp_list.push(#argument); })
             }
             _ => quote!(__mcp_list.push(#argument);),

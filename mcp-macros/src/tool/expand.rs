@@ -4,7 +4,7 @@
 use super::attr::ToolOptions;
 use super::valid::tool_name;
 use crate::handler::expand::option;
-use crate::handler::expand::type_span;
+use crate::handler::expand::probe;
 use crate::handler::{self, HandlerFn, Param, Role};
 use proc_macro2::TokenStream;
 use quote::{ToTokens, format_ident, quote, quote_spanned};
@@ -38,13 +38,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
     });
     // Each `ByType` parameter's probe picks its field's type (the argument's, or
     // `NotAnArgument`), and turns the field into the parameter.
-    // All spanned at the type (the method's name included: an unmet bound is reported there).
-    let slots: Vec<TokenStream> = by_type(tool)
-        .map(|(_, p)| {
-            let ty = &p.ty;
-            quote_spanned!(type_span(ty)=> (&&#krate::__private::Probe::<#ty>::new()).slot())
-        })
-        .collect();
+    let slots: Vec<TokenStream> = by_type(tool).map(|(_, p)| probe(krate, &p.ty, "slot", quote!())).collect();
     let shape = quote! {
         {
             #[allow(unused_imports)]
@@ -53,9 +47,8 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
         }
     };
     let by_type_bindings = by_type(tool).map(|(i, p)| {
-        let (binding, ty) = (handler::expand::binding(i), &p.ty);
-        let bind =
-            quote_spanned!(type_span(ty)=> (&&#krate::__private::Probe::<#ty>::new()).bind(#binding, __mcp_context));
+        let binding = handler::expand::binding(i);
+        let bind = probe(krate, &p.ty, "bind", quote!(#binding, __mcp_context));
         quote! {
             let #binding = match #bind {
                 ::core::result::Result::Ok(value) => value,
