@@ -6,7 +6,7 @@ use crate::{Error, ErrorKind};
 use std::any::TypeId;
 
 /// A server [`State<T>`](crate::State) a handler needs, checked when the server is built (see
-/// [`FromContext::required_state`]).
+/// [`FromContext::required_state`](crate::FromContext::required_state)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RequiredState {
     /// `TypeId::of::<T>()`.
