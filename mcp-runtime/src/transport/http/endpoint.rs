@@ -12,7 +12,7 @@ use super::session::HttpSession;
 use super::sessions::{self, Client, Refused};
 use super::{code, security, sse, stateless};
 use crate::clip::clip;
-use crate::engine::encode_rejected;
+use crate::engine::{Received, encode_rejected};
 use crate::jsonrpc;
 use crate::message::{self, Message};
 use crate::session::outgoing::Kind;
@@ -174,17 +174,31 @@ impl Inner {
             session.connection.receive(message, &sink).await;
             return body::empty(StatusCode::ACCEPTED);
         }
-        if accepts.sse {
-            let (sink, reader, pump) = session.open_stream();
-            session.connection.receive(message, &sink).await;
-            pump.start();
+        let (sink, mut messages) = HttpSession::request_sink();
+        let answer = match session.connection.receive_message(message, &sink) {
+            Received::Answer(answer) => Some(answer),
+            Received::Nothing | Received::Exit => None,
+        };
+        // An answer ready at once, with nothing queued before it, is the whole reply: JSON
+        // when the client takes it (the server may choose), with no stream to set up. A
+        // request that sent something first, or waits, gets a stream.
+        let alone = answer.is_some() && messages.is_empty();
+        if accepts.sse && !(alone && accepts.json) {
+            let (reader, pump) = session.open_stream(&sink, messages);
+            drop(sink);
+            pump.start(answer);
             return body::event_stream(reader);
         }
-        // JSON only: wait for the response. What the request sends before it (progress, logs,
-        // requests to the client) has no stream of its own, so it goes on the GET stream.
-        let (sink, mut messages) = mpsc::channel(64);
-        session.connection.receive(message, &sink).await;
+        // JSON: what the request sends before its response (progress, logs, requests to the
+        // client) has no stream of its own, so it goes on the GET stream.
         drop(sink);
+        if let Some(answer) = answer {
+            messages.close();
+            while let Ok(message) = messages.try_recv() {
+                session.send_unsolicited(&message.bytes).await;
+            }
+            return body::json(StatusCode::OK, answer.bytes);
+        }
         while let Some(message) = messages.recv().await {
             if message.is_response() {
                 return body::json(StatusCode::OK, message.bytes);
@@ -220,7 +234,7 @@ impl Inner {
             }
         };
         let session = HttpSession::new(id, Arc::clone(&self.core), self.settings.clone());
-        let (sink, mut messages) = mpsc::channel(64);
+        let (sink, mut messages) = HttpSession::request_sink();
         session.connection.receive(message, &sink).await;
         drop(sink);
         let mut response = None;
