@@ -59,8 +59,18 @@ async fn block_for(millis: u64) -> String {
     format!("blocked {millis} ms")
 }
 
+/// Answers at once, and logs a little later from a task that kept its context.
+#[mcp_tool]
+fn log_later(ctx: Context) -> &'static str {
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        ctx.info("from an answered request").await;
+    });
+    "answered"
+}
+
 fn server() -> Server {
-    server!().tools(tools![steps, add_late_tool, test_reconnection, slow])
+    server!().tools(tools![steps, add_late_tool, test_reconnection, slow, log_later])
 }
 
 /// A running server and the means to stop it.
@@ -143,7 +153,7 @@ async fn initialize_issues_a_random_visible_ascii_session_id() {
     let second = running.client().clone().initialize().await;
     assert_ne!(id, second);
     let tools = first.request(1, "tools/list", json!({})).await;
-    assert_eq!(tools.last().unwrap()["result"]["tools"].as_array().unwrap().len(), 4);
+    assert_eq!(tools.last().unwrap()["result"]["tools"].as_array().unwrap().len(), 5);
     assert_valid(&first);
     running.stop().await;
 }
@@ -235,6 +245,21 @@ async fn a_ready_answer_is_json_when_the_client_takes_it_and_sse_for_sse_only_cl
     assert_eq!(answer.id.as_deref().unwrap().split('-').next(), priming_id.split('-').next(), "same stream");
     assert_eq!(answer.json()["id"], 2);
     assert!(events.next().await.is_none(), "the stream ends after the response");
+    assert_valid(&client);
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn a_sink_a_handler_still_holds_is_not_handed_to_the_next_request() {
+    let running = start(server()).await;
+    let client = session_client(&running).await;
+    let messages = client.request(1, "tools/call", json!({"name": "log_later", "arguments": {}})).await;
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert_eq!(messages[0]["result"]["content"][0]["text"], "answered");
+    // Still running when the first request's task logs: that log is not this request's.
+    let messages = client.request(2, "tools/call", json!({"name": "slow", "arguments": {"millis": 200}})).await;
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert_eq!(messages[0]["result"]["content"][0]["text"], "slept 200 ms");
     assert_valid(&client);
     running.stop().await;
 }

@@ -17,6 +17,10 @@ const SINK_QUEUE: usize = 64;
 /// Answered `POST` streams kept for replay, per session.
 const RETAINED_STREAMS: usize = 32;
 
+/// Unused request sinks kept for the session's next requests (one per concurrent `POST` is
+/// enough; clients rarely run more at once).
+const SPARE_SINKS: usize = 4;
+
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -25,6 +29,9 @@ pub(super) struct HttpSession {
     pub id: String,
     pub connection: Connection,
     streams: Arc<Streams>,
+    /// Sinks of requests answered at once that left them as new, for the next requests: a
+    /// channel costs two allocations, and most requests never send on theirs.
+    spare_sinks: Mutex<Vec<(Sink, mpsc::Receiver<Outgoing>)>>,
     last_active: Mutex<Instant>,
     /// The issuer and principal of the token that started the session (feature `auth`): later
     /// requests must come from the same user (or client).
@@ -74,6 +81,7 @@ impl HttpSession {
             id,
             connection,
             streams,
+            spare_sinks: Mutex::new(Vec::new()),
             last_active: Mutex::new(Instant::now()),
             #[cfg(feature = "auth")]
             owner: std::sync::OnceLock::new(),
@@ -90,9 +98,21 @@ impl HttpSession {
     }
 
     /// Where one request's messages go (its progress, logs, requests to the client, answer),
-    /// and where they arrive.
-    pub fn request_sink() -> (Sink, mpsc::Receiver<Outgoing>) {
-        mpsc::channel(SINK_QUEUE)
+    /// and where they arrive: a spare one if there is one.
+    pub fn request_sink(&self) -> (Sink, mpsc::Receiver<Outgoing>) {
+        lock(&self.spare_sinks).pop().unwrap_or_else(|| mpsc::channel(SINK_QUEUE))
+    }
+
+    /// Keeps a request's sink for the next request if it is as new: nothing queued, not
+    /// closed, and no handle left elsewhere (a handler's clone, or the weak one that
+    /// `close_sse_stream` records), so no message of this request can reach the next.
+    pub fn recycle_sink(&self, sink: Sink, messages: mpsc::Receiver<Outgoing>) {
+        if sink.strong_count() == 1 && sink.weak_count() == 0 && messages.is_empty() && !messages.is_closed() {
+            let mut spare = lock(&self.spare_sinks);
+            if spare.len() < SPARE_SINKS {
+                spare.push((sink, messages));
+            }
+        }
     }
 
     /// A stream for one request whose handler sends before answering, or waits: the reader
