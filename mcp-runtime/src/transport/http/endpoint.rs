@@ -138,7 +138,7 @@ impl Inner {
             let message = format!("Payload Too Large: messages are limited to {limit} bytes");
             body::error(StatusCode::PAYLOAD_TOO_LARGE, code::BAD_REQUEST, message)
         };
-        let declared = header(headers, CONTENT_LENGTH.as_str()).and_then(|v| v.trim().parse::<u64>().ok());
+        let declared = header(headers, CONTENT_LENGTH).and_then(|v| v.trim().parse::<u64>().ok());
         if declared.is_some_and(|length| length > limit as u64) {
             return too_large();
         }
