@@ -59,8 +59,18 @@ async fn block_for(millis: u64) -> String {
     format!("blocked {millis} ms")
 }
 
+/// Answers at once, and logs a little later from a task that kept its context.
+#[mcp_tool]
+fn log_later(ctx: Context) -> &'static str {
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        ctx.info("from an answered request").await;
+    });
+    "answered"
+}
+
 fn server() -> Server {
-    server!().tools(tools![steps, add_late_tool, test_reconnection, slow])
+    server!().tools(tools![steps, add_late_tool, test_reconnection, slow, log_later])
 }
 
 /// A running server and the means to stop it.
@@ -143,7 +153,7 @@ async fn initialize_issues_a_random_visible_ascii_session_id() {
     let second = running.client().clone().initialize().await;
     assert_ne!(id, second);
     let tools = first.request(1, "tools/list", json!({})).await;
-    assert_eq!(tools.last().unwrap()["result"]["tools"].as_array().unwrap().len(), 4);
+    assert_eq!(tools.last().unwrap()["result"]["tools"].as_array().unwrap().len(), 5);
     assert_valid(&first);
     running.stop().await;
 }
@@ -208,18 +218,21 @@ async fn notifications_and_client_responses_get_202_without_a_body() {
 }
 
 #[tokio::test]
-async fn json_only_clients_get_json_and_others_get_sse() {
+async fn a_ready_answer_is_json_when_the_client_takes_it_and_sse_for_sse_only_clients() {
     let running = start(server()).await;
     let client = session_client(&running).await;
-    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
-    let reply = client.post_with(&list, &[("accept", "application/json")]).await;
-    assert_eq!(reply.status, StatusCode::OK);
-    assert_eq!(reply.content_type(), "application/json");
-    let body = reply.json().await;
-    assert_eq!(body["id"], 1);
-    assert!(body["result"]["tools"].is_array());
+    for (id, accept) in [(1, "application/json"), (3, "application/json, text/event-stream")] {
+        let list = json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"});
+        let reply = client.post_with(&list, &[("accept", accept)]).await;
+        assert_eq!(reply.status, StatusCode::OK);
+        assert_eq!(reply.content_type(), "application/json", "{accept}");
+        let body = reply.json().await;
+        assert_eq!(body["id"], id);
+        assert!(body["result"]["tools"].is_array());
+    }
 
-    let reply = client.post(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})).await;
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    let reply = client.post_with(&list, &[("accept", "text/event-stream")]).await;
     assert_eq!(reply.status, StatusCode::OK);
     assert_eq!(reply.header("cache-control"), Some("no-cache"));
     let mut events = reply.events();
@@ -237,10 +250,27 @@ async fn json_only_clients_get_json_and_others_get_sse() {
 }
 
 #[tokio::test]
+async fn a_sink_a_handler_still_holds_is_not_handed_to_the_next_request() {
+    let running = start(server()).await;
+    let client = session_client(&running).await;
+    let messages = client.request(1, "tools/call", json!({"name": "log_later", "arguments": {}})).await;
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert_eq!(messages[0]["result"]["content"][0]["text"], "answered");
+    // Still running when the first request's task logs: that log is not this request's.
+    let messages = client.request(2, "tools/call", json!({"name": "slow", "arguments": {"millis": 200}})).await;
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert_eq!(messages[0]["result"]["content"][0]["text"], "slept 200 ms");
+    assert_valid(&client);
+    running.stop().await;
+}
+
+#[tokio::test]
 async fn progress_and_logs_stream_before_the_result_on_the_post_stream() {
     let running = start(server()).await;
     let client = session_client(&running).await;
     let reply = client.post(&call_with_progress(7, "steps", json!({"count": 3}), "progress-test-1")).await;
+    // It finishes in its first poll, but sent before its answer: a stream, nothing lost.
+    assert_eq!(reply.content_type(), "text/event-stream");
     let messages = reply.messages().await;
     let methods: Vec<&str> = messages.iter().map(|m| m["method"].as_str().unwrap_or("(response)")).collect();
     assert_eq!(
@@ -351,8 +381,8 @@ async fn a_closed_post_stream_resumes_with_last_event_id_and_replays_only_that_s
     let running = start(server()).await;
     let client = session_client(&running).await;
 
-    // Another stream of the same session, answered in full.
-    let mut other = client.post(&call(1, "steps", json!({"count": 1}))).await.events();
+    // Another stream of the same session (its progress makes it one), answered in full.
+    let mut other = client.post(&call_with_progress(1, "steps", json!({"count": 1}), "other")).await.events();
     let other_priming = other.next().await.unwrap().id.unwrap();
     while other.next().await.is_some() {}
 

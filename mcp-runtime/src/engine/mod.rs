@@ -138,7 +138,9 @@ impl Connection {
         }
     }
 
-    fn receive_message(&self, message: Message<'_>, sink: &Sink) -> Received {
+    /// [`receive_now`](Self::receive_now) for a message decoded already (HTTP decodes each
+    /// body once, for its own checks, and answers one ready at once without a stream).
+    pub fn receive_message(&self, message: Message<'_>, sink: &Sink) -> Received {
         match message {
             Message::Request(request) => self.on_request(request, sink),
             Message::Notification { method, params } => self.on_notification(&method, params),

@@ -12,12 +12,12 @@ use super::session::HttpSession;
 use super::sessions::{self, Client, Refused};
 use super::{code, security, sse, stateless};
 use crate::clip::clip;
-use crate::engine::encode_rejected;
+use crate::engine::{Received, encode_rejected};
 use crate::jsonrpc;
 use crate::message::{self, Message};
 use crate::session::outgoing::Kind;
 use http_body_util::{BodyExt as _, Limited};
-use hyper::body::Body;
+use hyper::body::{Body, Buf as _, Bytes};
 use hyper::header::{ALLOW, CONNECTION, CONTENT_LENGTH, HeaderMap, HeaderValue};
 use hyper::{Method, Request, StatusCode};
 use std::net::SocketAddr;
@@ -25,7 +25,9 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 
 impl Inner {
-    pub(super) async fn handle<B>(self: Arc<Self>, request: Request<B>) -> Answer
+    /// Serves one request; `peer`: the client's address when [`serve`](super::McpHttpService::serve)
+    /// accepted its connection.
+    pub(super) async fn handle<B>(self: Arc<Self>, request: Request<B>, peer: Option<SocketAddr>) -> Answer
     where
         B: Body + Send + 'static,
         B::Data: Send,
@@ -49,15 +51,15 @@ impl Inner {
         if let Some(guard) = &self.guard {
             return match guard.authenticate(&parts).await {
                 // The caller stays current while the engine handles the request.
-                Ok(caller) => crate::auth::with_caller(caller, self.dispatch(parts, body)).await,
+                Ok(caller) => crate::auth::with_caller(caller, self.dispatch(parts, body, peer)).await,
                 Err(refusal) => refusal,
             };
         }
-        self.dispatch(parts, body).await
+        self.dispatch(parts, body, peer).await
     }
 
     /// Serves a request to the MCP endpoint by its method.
-    async fn dispatch<B>(&self, parts: hyper::http::request::Parts, body: B) -> Answer
+    async fn dispatch<B>(&self, parts: hyper::http::request::Parts, body: B, peer: Option<SocketAddr>) -> Answer
     where
         B: Body + Send + 'static,
         B::Data: Send,
@@ -65,7 +67,7 @@ impl Inner {
     {
         let stateless_client = names_stateless_version(&parts.headers);
         match parts.method {
-            Method::POST => self.post(&parts, body, stateless_client).await,
+            Method::POST => self.post(&parts, body, stateless_client, peer).await,
             Method::GET | Method::DELETE if stateless_client => {
                 let message = "Method Not Allowed: 2026-07-28 clients only POST to the MCP endpoint";
                 let mut answer = body::error(StatusCode::METHOD_NOT_ALLOWED, code::BAD_REQUEST, message);
@@ -110,7 +112,13 @@ impl Inner {
     }
 
     /// `stateless_client`: the headers name a 2026-07-28 version.
-    async fn post<B>(&self, parts: &hyper::http::request::Parts, body: B, stateless_client: bool) -> Answer
+    async fn post<B>(
+        &self,
+        parts: &hyper::http::request::Parts,
+        body: B,
+        stateless_client: bool,
+        peer: Option<SocketAddr>,
+    ) -> Answer
     where
         B: Body + Send + 'static,
         B::Data: Send,
@@ -130,13 +138,13 @@ impl Inner {
             let message = format!("Payload Too Large: messages are limited to {limit} bytes");
             body::error(StatusCode::PAYLOAD_TOO_LARGE, code::BAD_REQUEST, message)
         };
-        let declared = header(headers, CONTENT_LENGTH.as_str()).and_then(|v| v.trim().parse::<u64>().ok());
+        let declared = header(headers, CONTENT_LENGTH).and_then(|v| v.trim().parse::<u64>().ok());
         if declared.is_some_and(|length| length > limit as u64) {
             return too_large();
         }
-        let read = tokio::time::timeout(self.config.body_timeout, Limited::new(body, limit).collect());
+        let read = tokio::time::timeout(self.config.body_timeout, read_body(Limited::new(body, limit)));
         let bytes = match read.await {
-            Ok(Ok(collected)) => collected.to_bytes(),
+            Ok(Ok(bytes)) => bytes,
             Ok(Err(err)) if err.is::<http_body_util::LengthLimitError>() => return too_large(),
             Ok(Err(err)) => return bad_request(format!("Bad Request: reading the body failed: {err}")),
             Err(_) => return self.body_timed_out(),
@@ -156,7 +164,7 @@ impl Inner {
         let is_request = match self.admit(headers, &message, stateless_client) {
             Route::Refused(refusal) => return refusal,
             Route::Stateless => return stateless::post(&self.core, message, accepts).await,
-            Route::Initialize => return self.initialize(message, accepts, client_of(&parts.extensions)).await,
+            Route::Initialize => return self.initialize(message, accepts, client_of(peer, &parts.extensions)).await,
             Route::Session { is_request } => is_request,
         };
         let session = match self.session(headers) {
@@ -174,17 +182,34 @@ impl Inner {
             session.connection.receive(message, &sink).await;
             return body::empty(StatusCode::ACCEPTED);
         }
+        let (sink, mut messages) = session.request_sink();
+        // An answer ready at once, with nothing queued before it, is the whole reply: JSON
+        // when the client takes it (the server may choose), with no stream to set up. A
+        // request that sent something first, or waits, gets a stream.
+        let answer = match session.connection.receive_message(message, &sink) {
+            Received::Answer(answer) if accepts.json && messages.is_empty() => {
+                session.recycle_sink(sink, messages);
+                return body::json(StatusCode::OK, answer.bytes);
+            }
+            Received::Answer(answer) => Some(answer),
+            Received::Nothing | Received::Exit => None,
+        };
         if accepts.sse {
-            let (sink, reader, pump) = session.open_stream();
-            session.connection.receive(message, &sink).await;
-            pump.start();
+            let (reader, pump) = session.open_stream(&sink, messages);
+            drop(sink);
+            pump.start(answer);
             return body::event_stream(reader);
         }
-        // JSON only: wait for the response. What the request sends before it (progress, logs,
-        // requests to the client) has no stream of its own, so it goes on the GET stream.
-        let (sink, mut messages) = mpsc::channel(64);
-        session.connection.receive(message, &sink).await;
+        // JSON: what the request sends before its response (progress, logs, requests to the
+        // client) has no stream of its own, so it goes on the GET stream.
         drop(sink);
+        if let Some(answer) = answer {
+            messages.close();
+            while let Ok(message) = messages.try_recv() {
+                session.send_unsolicited(&message.bytes).await;
+            }
+            return body::json(StatusCode::OK, answer.bytes);
+        }
         while let Some(message) = messages.recv().await {
             if message.is_response() {
                 return body::json(StatusCode::OK, message.bytes);
@@ -220,7 +245,7 @@ impl Inner {
             }
         };
         let session = HttpSession::new(id, Arc::clone(&self.core), self.settings.clone());
-        let (sink, mut messages) = mpsc::channel(64);
+        let (sink, mut messages) = session.request_sink();
         session.connection.receive(message, &sink).await;
         drop(sink);
         let mut response = None;
@@ -301,6 +326,28 @@ impl Inner {
     }
 }
 
+/// The whole body, as `collect()` reads it but without its list of frames: a request's body
+/// usually comes in one frame, whose bytes are then kept as they are (no allocation, no copy).
+async fn read_body<B: Body>(body: B) -> Result<Bytes, B::Error> {
+    let mut body = std::pin::pin!(body);
+    let mut first = None;
+    let mut joined = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let Ok(mut data) = frame?.into_data() else { continue }; // trailers: nothing to read
+        let data = data.copy_to_bytes(data.remaining());
+        match &first {
+            None => first = Some(data),
+            Some(first) => {
+                if joined.is_empty() {
+                    joined.extend_from_slice(first);
+                }
+                joined.extend_from_slice(&data);
+            }
+        }
+    }
+    Ok(if joined.is_empty() { first.unwrap_or_default() } else { Bytes::from(joined) })
+}
+
 /// The answer to an `initialize` the session table refused.
 fn session_refused(refused: Refused) -> Answer {
     let (status, message) = match refused {
@@ -314,11 +361,13 @@ fn session_refused(refused: Refused) -> Answer {
 }
 
 /// Whom a new session counts against: the caller's token (feature `auth`), else the peer's
-/// address, which [`serve`](super::McpHttpService::serve) puts in each request's extensions.
-fn client_of(extensions: &hyper::http::Extensions) -> Client {
+/// address: the connection's, or one a host application put in the request's extensions
+/// (passed along rather than inserted there by `serve`, which cost three allocations a
+/// request).
+fn client_of(peer: Option<SocketAddr>, extensions: &hyper::http::Extensions) -> Client {
     #[cfg(feature = "auth")]
     if let Some(caller) = crate::auth::current_caller() {
         return Client::User(super::auth::SessionOwner::of(&caller));
     }
-    Client::at(extensions.get::<SocketAddr>().map(SocketAddr::ip))
+    Client::at(peer.or_else(|| extensions.get::<SocketAddr>().copied()).map(|peer| peer.ip()))
 }

@@ -6,14 +6,24 @@ use super::code;
 use super::media::{self, NotJson};
 use crate::protocol::ProtocolVersion;
 use hyper::StatusCode;
-use hyper::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
+use hyper::header::{ACCEPT, AsHeaderName, CONTENT_TYPE, HeaderMap, HeaderName};
 
-pub(super) const SESSION_ID: &str = "mcp-session-id";
-pub(super) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
-pub(super) const LAST_EVENT_ID: &str = "last-event-id";
+// Names made once: a lookup by `&str` parses and validates the name on every request.
+pub(super) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+pub(super) const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+pub(super) const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+
+/// What clients send as `Accept`, and what it accepts: the SDKs send the first, and the
+/// spec asks for both types, so the general parse is for everything else.
+const COMMON_ACCEPTS: [(&[u8], Accepts); 4] = [
+    (b"application/json, text/event-stream", Accepts { json: true, sse: true }),
+    (b"text/event-stream, application/json", Accepts { json: true, sse: true }),
+    (b"application/json", Accepts { json: true, sse: false }),
+    (b"text/event-stream", Accepts { json: false, sse: true }),
+];
 
 /// What the client's `Accept` headers let the server answer with.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Accepts {
     pub json: bool,
     pub sse: bool,
@@ -23,7 +33,17 @@ impl Accepts {
     /// Read as media ranges with q-values ([`media::accepted`]); no `Accept` header accepts
     /// nothing (the spec requires clients to send one; the reference servers answer 406).
     pub fn of(headers: &HeaderMap) -> Self {
-        let values = headers.get_all(ACCEPT).iter().map(|v| v.to_str().unwrap_or_default());
+        let all = headers.get_all(ACCEPT);
+        let mut values = all.iter();
+        if let (Some(only), None) = (values.next(), values.next())
+            && let Some((_, accepts)) = COMMON_ACCEPTS.iter().find(|(common, _)| only.as_bytes() == *common)
+        {
+            return *accepts;
+        }
+        Self::parse(all.iter().map(|v| v.to_str().unwrap_or_default()))
+    }
+
+    fn parse<'a>(values: impl IntoIterator<Item = &'a str>) -> Self {
         let [json, sse] = media::accepted(values, ["application/json", "text/event-stream"]);
         Self { json, sse }
     }
@@ -42,6 +62,9 @@ pub(super) fn check_content_type(headers: &HeaderMap) -> Result<(), Failure> {
         code: code::BAD_REQUEST,
         message: message.to_owned(),
     };
+    if first.is_some_and(|v| v.as_bytes() == b"application/json") {
+        return Ok(()); // what clients send: no parse
+    }
     let content_type = first.and_then(|v| v.to_str().ok()).unwrap_or_default();
     media::check_json(content_type).map_err(|not_json| match not_json {
         NotJson::OtherType => {
@@ -51,7 +74,7 @@ pub(super) fn check_content_type(headers: &HeaderMap) -> Result<(), Failure> {
     })
 }
 
-pub(super) fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+pub(super) fn header(headers: &HeaderMap, name: impl AsHeaderName) -> Option<&str> {
     headers.get(name).map(|v| v.to_str().unwrap_or("\u{fffd}"))
 }
 
@@ -96,4 +119,24 @@ pub(super) fn check_protocol_version(headers: &HeaderMap) -> Result<(), Failure>
 /// `POST`s, and each of its requests stands alone.
 pub(super) fn names_stateless_version(headers: &HeaderMap) -> bool {
     header(headers, PROTOCOL_VERSION).is_some_and(|v| ProtocolVersion::STATELESS.iter().any(|s| s.as_str() == v.trim()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_common_accept_values_mean_what_the_general_parse_says() {
+        for (common, accepts) in COMMON_ACCEPTS {
+            let value = std::str::from_utf8(common).unwrap();
+            assert_eq!(Accepts::parse([value]), accepts, "{value}");
+            let mut headers = HeaderMap::new();
+            headers.insert(ACCEPT, hyper::header::HeaderValue::from_static(value));
+            assert_eq!(Accepts::of(&headers), accepts, "{value}");
+        }
+        let mut headers = HeaderMap::new();
+        headers.append(ACCEPT, hyper::header::HeaderValue::from_static("application/json"));
+        headers.append(ACCEPT, hyper::header::HeaderValue::from_static("text/event-stream;q=0"));
+        assert_eq!(Accepts::of(&headers), Accepts { json: true, sse: false }, "two values: the general parse");
+    }
 }

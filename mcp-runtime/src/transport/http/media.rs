@@ -13,7 +13,7 @@ impl<'a> MediaType<'a> {
     /// `None` when `text` is not `token/token` followed by `;`-separated parameters.
     fn parse(text: &'a str) -> Option<Self> {
         let (essence, parameters) = text.split_once(';').unwrap_or((text, ""));
-        let essence = essence.trim();
+        let essence = essence.trim_ascii();
         let (kind, subtype) = essence.split_once('/')?;
         (is_token(kind) && is_token(subtype)).then_some(Self { essence, parameters })
     }
@@ -22,13 +22,13 @@ impl<'a> MediaType<'a> {
     /// parameter is malformed.
     fn parameter(&self, name: &str) -> Option<Result<&'a str, ()>> {
         for parameter in self.parameters.split(';') {
-            let parameter = parameter.trim();
+            let parameter = parameter.trim_ascii();
             if parameter.is_empty() {
                 continue;
             }
             let Some((key, value)) = parameter.split_once('=') else { return Some(Err(())) };
-            if key.trim().eq_ignore_ascii_case(name) {
-                let value = value.trim();
+            if key.trim_ascii().eq_ignore_ascii_case(name) {
+                let value = value.trim_ascii();
                 let unquoted = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(value);
                 return Some(Ok(unquoted));
             }

@@ -2,7 +2,8 @@
 //! endpoint; `POST` carries client messages, `GET` opens the session's own SSE stream,
 //! `DELETE` ends the session.
 //!
-//! Each request a client `POST`s gets a stream of its own (SSE when the client accepts it):
+//! A request answered at once (most are) is answered with JSON when the client accepts it.
+//! One that sends first or waits gets a stream of its own (SSE when the client accepts it):
 //! its progress, logs and requests to the client, then its response, which ends the stream.
 //! Messages tied to no request (`list_changed`...) go on the `GET` stream. Every stream is a
 //! bounded log ([`sse`]), so a client that lost its connection resumes with `GET` and

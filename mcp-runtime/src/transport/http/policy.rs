@@ -12,11 +12,11 @@ use crate::message::{Message, Request};
 use crate::protocol::{Method, Target, meta_key};
 use base64::Engine as _;
 use hyper::StatusCode;
-use hyper::header::HeaderMap;
+use hyper::header::{HeaderMap, HeaderName};
 use serde_json::Value;
 
-const METHOD: &str = "mcp-method";
-const NAME: &str = "mcp-name";
+const METHOD: HeaderName = HeaderName::from_static("mcp-method");
+const NAME: HeaderName = HeaderName::from_static("mcp-name");
 
 /// Where an admitted `POST` goes.
 pub(super) enum Route {

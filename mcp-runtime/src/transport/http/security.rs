@@ -57,9 +57,11 @@ fn only(headers: &HeaderMap, name: HeaderName) -> Result<Option<&HeaderValue>, (
 /// `[::1]`), a port that is a number.
 fn parse_host(host: &str) -> Option<(&str, Option<u16>)> {
     let host = host.trim();
-    let authority: Authority = host.parse().ok()?;
-    let name = &host[..authority.host().len()];
-    if host.contains('@') || name.is_empty() {
+    // A bracketed IPv6 address ends at its `]`, any other name at the first `:`. (Read in
+    // place: parsing an `Authority` copied the value, an allocation on every request.)
+    let end = if host.starts_with('[') { host.find(']')? + 1 } else { host.find(':').unwrap_or(host.len()) };
+    let name = &host[..end];
+    if name.is_empty() || !name.bytes().all(is_host_byte) {
         return None;
     }
     let port = match &host[name.len()..] {
@@ -77,6 +79,33 @@ fn parse_host(host: &str) -> Option<(&str, Option<u16>)> {
         None => !name.contains(['[', ']', '%']),
     };
     well_formed.then_some((name, port))
+}
+
+/// A byte of a URI host (RFC 3986 §3.2.2: a reg-name, or an IP literal in brackets): not `@`
+/// (user info), `/`, `?`, `#`, spaces or quotes.
+fn is_host_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric()
+        || matches!(
+            b,
+            b'-' | b'.'
+                | b'_'
+                | b'~'
+                | b'%'
+                | b'!'
+                | b'$'
+                | b'&'
+                | b'\''
+                | b'('
+                | b')'
+                | b'*'
+                | b'+'
+                | b','
+                | b';'
+                | b'='
+                | b'['
+                | b']'
+                | b':'
+        )
 }
 
 fn is_loopback(name: &str) -> bool {
@@ -137,6 +166,10 @@ mod tests {
             "localhost/x",
             "[::1%25eth0]",
             "[localhost]",
+            "local host",
+            "localhost#x",
+            "localhost?x",
+            "\"localhost\"",
         ] {
             assert!(!host_allowed(&list, host), "{host}");
         }

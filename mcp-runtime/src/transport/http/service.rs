@@ -57,7 +57,7 @@ use std::task::Poll;
 pub struct McpHttpService {
     pub(super) inner: Arc<Inner>,
     /// The peer of the connection this clone serves ([`serve`](Self::serve) makes one per
-    /// connection), added to each request's extensions.
+    /// connection), passed with each of its requests.
     peer: Option<SocketAddr>,
 }
 
@@ -136,12 +136,9 @@ where
     type Error = Infallible;
     type Future = Pin<Box<dyn Future<Output = Result<Response<McpBody>, Infallible>> + Send>>;
 
-    fn call(&self, mut request: Request<B>) -> Self::Future {
-        if let Some(peer) = self.peer {
-            request.extensions_mut().insert(peer);
-        }
-        let inner = Arc::clone(&self.inner);
-        Box::pin(async move { Ok(inner.handle(request).await) })
+    fn call(&self, request: Request<B>) -> Self::Future {
+        let (inner, peer) = (Arc::clone(&self.inner), self.peer);
+        Box::pin(async move { Ok(inner.handle(request, peer).await) })
     }
 }
 

@@ -17,6 +17,10 @@ const SINK_QUEUE: usize = 64;
 /// Answered `POST` streams kept for replay, per session.
 const RETAINED_STREAMS: usize = 32;
 
+/// Unused request sinks kept for the session's next requests (one per concurrent `POST` is
+/// enough; clients rarely run more at once).
+const SPARE_SINKS: usize = 4;
+
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -25,6 +29,9 @@ pub(super) struct HttpSession {
     pub id: String,
     pub connection: Connection,
     streams: Arc<Streams>,
+    /// Sinks of requests answered at once that left them as new, for the next requests: a
+    /// channel costs two allocations, and most requests never send on theirs.
+    spare_sinks: Mutex<Vec<(Sink, mpsc::Receiver<Outgoing>)>>,
     last_active: Mutex<Instant>,
     /// The issuer and principal of the token that started the session (feature `auth`): later
     /// requests must come from the same user (or client).
@@ -48,6 +55,9 @@ struct Table {
     streams: HashMap<u64, (Arc<EventStream>, mpsc::WeakSender<Outgoing>)>,
     /// Complete streams, oldest first, dropped past [`RETAINED_STREAMS`].
     retired: VecDeque<u64>,
+    /// Sinks whose handler closed its SSE connection in its first poll, before the request
+    /// had a stream: the stream opened for it then closes after its priming event.
+    closed_early: Vec<mpsc::WeakSender<Outgoing>>,
 }
 
 impl HttpSession {
@@ -71,6 +81,7 @@ impl HttpSession {
             id,
             connection,
             streams,
+            spare_sinks: Mutex::new(Vec::new()),
             last_active: Mutex::new(Instant::now()),
             #[cfg(feature = "auth")]
             owner: std::sync::OnceLock::new(),
@@ -86,21 +97,46 @@ impl HttpSession {
         now.saturating_duration_since(*lock(&self.last_active)) >= timeout && !self.streams.any_reader()
     }
 
-    /// A stream for one request: the sink to hand the engine, the reader for the `POST`'s
-    /// answer (which starts with the priming event), and the pump that moves the one into the
-    /// other; start it once the engine has the request.
-    pub fn open_stream(&self) -> (Sink, Reader, Pump) {
-        let (sink, messages) = mpsc::channel::<Outgoing>(SINK_QUEUE);
+    /// Where one request's messages go (its progress, logs, requests to the client, answer),
+    /// and where they arrive: a spare one if there is one.
+    pub fn request_sink(&self) -> (Sink, mpsc::Receiver<Outgoing>) {
+        lock(&self.spare_sinks).pop().unwrap_or_else(|| mpsc::channel(SINK_QUEUE))
+    }
+
+    /// Keeps a request's sink for the next request if it is as new: nothing queued, not
+    /// closed, and no handle left elsewhere (a handler's clone, or the weak one that
+    /// `close_sse_stream` records), so no message of this request can reach the next.
+    pub fn recycle_sink(&self, sink: Sink, messages: mpsc::Receiver<Outgoing>) {
+        if sink.strong_count() == 1 && sink.weak_count() == 0 && messages.is_empty() && !messages.is_closed() {
+            let mut spare = lock(&self.spare_sinks);
+            if spare.len() < SPARE_SINKS {
+                spare.push((sink, messages));
+            }
+        }
+    }
+
+    /// A stream for one request whose handler sends before answering, or waits: the reader
+    /// for the `POST`'s answer (which starts with the priming event), and the pump that moves
+    /// `messages` (from `sink`) into the stream.
+    pub fn open_stream(&self, sink: &Sink, messages: mpsc::Receiver<Outgoing>) -> (Reader, Pump) {
         let streams = &self.streams;
         let mut table = lock(&streams.table);
         let id = table.next_id;
         table.next_id += 1;
         let stream = Arc::new(EventStream::new(id, streams.settings.clone(), Arc::clone(&streams.budget)));
         table.streams.insert(id, (Arc::clone(&stream), sink.downgrade()));
+        let closed_early =
+            table.closed_early.iter().position(|weak| weak.upgrade().is_some_and(|s| s.same_channel(sink)));
+        if let Some(index) = closed_early {
+            table.closed_early.swap_remove(index);
+        }
         drop(table);
         let reader = stream.attach(None);
         stream.prime();
-        (sink, reader, Pump { messages, stream, streams: Arc::clone(streams) })
+        if closed_early.is_some() {
+            stream.close_connection();
+        }
+        (reader, Pump { messages, stream, streams: Arc::clone(streams) })
     }
 
     /// Queues a message on the `GET` stream.
@@ -138,12 +174,18 @@ pub(super) struct Pump {
 }
 
 impl Pump {
-    /// Moves what is queued already: a request answered at once (most are) then needs no task.
-    /// Otherwise, or if the stream's log is full, a task takes over until the answer; nothing
-    /// here waits, since the reader that frees the log is not yet handed to the client.
-    pub fn start(mut self) {
+    /// Moves what is queued already, then `answer` when the engine returned it at once: such
+    /// a request then needs no task. Otherwise, or if the stream's log is full, a task takes
+    /// over until the answer; nothing here waits, since the reader that frees the log is not
+    /// yet handed to the client.
+    pub fn start(mut self, mut answer: Option<Outgoing>) {
+        if answer.is_some() {
+            // What the handler queued came before its answer; anything later would follow an
+            // answered request's end, so the sink takes no more.
+            self.messages.close();
+        }
         let mut waiting = None;
-        while let Ok(message) = self.messages.try_recv() {
+        while let Some(message) = self.messages.try_recv().ok().or_else(|| answer.take()) {
             if !self.stream.try_push(&message.bytes) {
                 waiting = Some(message);
                 break;
@@ -157,7 +199,7 @@ impl Pump {
             loop {
                 let message = match next.take() {
                     Some(message) => message,
-                    None => match self.messages.recv().await {
+                    None => match self.messages.recv().await.or_else(|| answer.take()) {
                         Some(message) => message,
                         None => break,
                     },
@@ -185,11 +227,17 @@ impl Streams {
 
     /// [`Context::close_sse_stream`](crate::Context::close_sse_stream): finds the stream `sink`
     /// feeds and ends its connection.
+    /// A request without a stream yet (in its handler's first poll) gets the close once its
+    /// stream opens; one answered with plain JSON never opens one, so the close is moot.
     fn close_connection_of(&self, sink: &Sink) {
-        let table = lock(&self.table);
+        let mut table = lock(&self.table);
         let fed = table.streams.values().find(|(_, weak)| weak.upgrade().is_some_and(|s| s.same_channel(sink)));
-        if let Some((stream, _)) = fed {
-            stream.close_connection();
+        match fed {
+            Some((stream, _)) => stream.close_connection(),
+            None => {
+                table.closed_early.retain(|weak| weak.upgrade().is_some());
+                table.closed_early.push(sink.downgrade());
+            }
         }
     }
 
