@@ -19,6 +19,7 @@ use crate::engine::first_poll::FirstPolls;
 use crate::engine::{Connection, Received};
 use crate::error::Result;
 use crate::jsonrpc::{self, ErrorObject, code};
+use crate::message;
 use crate::session::outgoing::{Outgoing, Sink};
 use crate::transport::signal::shutdown_signal;
 use lines::{Line, Lines};
@@ -57,6 +58,8 @@ pub(crate) async fn serve(server: Arc<ServerCore>) -> Result<()> {
     }
     let first_polls = Arc::new(FirstPolls::default());
     let connection = Arc::new(Connection::serial(server, sink.clone(), Arc::clone(&first_polls)));
+    let mut input = input;
+    answer_initialize(&mut input, &connection, &sink, &outbox);
     // Cancelled when serving ends, by whichever side sees it first.
     let stop = CancellationToken::new();
     let writer = outbox.spawn_writer(stop.clone())?;
@@ -89,6 +92,24 @@ pub(crate) async fn serve(server: Arc<ServerCore>) -> Result<()> {
         Ok(Err(panic)) => std::panic::resume_unwind(panic),
         _ => Ok(()), // finished, or still blocked reading stdin: the process exits around it
     }
+}
+
+/// A client writes `initialize` as soon as it has started the server: when it is waiting
+/// already, it is answered here, before the connection's thread and its helpers are started,
+/// so the first answer waits for no thread to be made and scheduled (on a busy machine, a new
+/// thread can wait behind other processes for milliseconds). Nothing here waits: stdin has
+/// input, answering `initialize` runs no user code, and stdout's pipe is empty. (A failed read
+/// or write is left for the connection's thread to meet and report.)
+fn answer_initialize(input: &mut Lines, connection: &Connection, sink: &Sink, outbox: &Outbox) {
+    if !streams::stdin_ready() || input.fill().is_err() {
+        return;
+    }
+    while let Some(bytes) = input.next_message_if(message::is_initialize) {
+        if let Received::Answer(answer) = connection.receive_now(bytes, sink) {
+            outbox.push(answer.bytes);
+        }
+    }
+    let _ = outbox.write();
 }
 
 /// The connection's thread.

@@ -35,6 +35,14 @@ pub(super) fn await_stdin(window: Duration) {
     let _ = window;
 }
 
+/// Whether stdin has input (or has ended) now, so a read would not wait. (Never on Windows.)
+pub(super) fn stdin_ready() -> bool {
+    #[cfg(unix)]
+    return unix::readable(std::os::fd::AsFd::as_fd(&io::stdin()));
+    #[cfg(not(unix))]
+    false
+}
+
 /// The protocol's stdout: on Unix a private duplicate of descriptor 1, which is then pointed at
 /// stderr for good (see the module's documentation); elsewhere stdout itself.
 /// Whether the client has closed stdin (a pipe's writers are gone, a socket's peer shut down
