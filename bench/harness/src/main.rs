@@ -4,7 +4,8 @@
 //!
 //! `harness --bench-dir bench --runs 5 --compile-runs 3 --out BENCHMARKS.md --readme README.md
 //! --command "..."` (`./bench/run.sh` builds everything in release and runs this). For
-//! development: `--quick`, `--only ours,ceiling`, `--pinned` or `--unpinned`, `--no-http`.
+//! development: `--quick`, `--only ours,ceiling`, `--pinned` or `--unpinned`, `--no-http`,
+//! `--pipelined N` (calls of the 32-in-flight measurement, after `--quick`).
 //!
 //! The client runs on one thread (a current-thread tokio runtime) so it takes at most one of the
 //! machine's cores from the server; it is the same client for every server.
@@ -162,6 +163,7 @@ fn parse_args() -> Args {
             "--unpinned" => args.placements = vec![Placement::Unpinned],
             "--no-http" => args.http = false,
             "--quick" => args.sizes = QUICK,
+            "--pipelined" => args.sizes.stdio_pipelined = value().parse().expect("--pipelined N"),
             other => panic!("unknown flag {other}"),
         }
     }

@@ -32,11 +32,23 @@ pub(super) struct Lines {
     /// Dropping the rest of a line over the limit.
     oversized: bool,
     at_eof: bool,
+    /// The last read took less than it had room for: the client had written nothing more.
+    drained: bool,
 }
 
 impl Lines {
     pub fn new(input: Input, limit: usize) -> Self {
-        Self { input, buffer: Vec::new(), filled: 0, start: 0, scanned: 0, limit, oversized: false, at_eof: false }
+        Self {
+            input,
+            buffer: Vec::new(),
+            filled: 0,
+            start: 0,
+            scanned: 0,
+            limit,
+            oversized: false,
+            at_eof: false,
+            drained: false,
+        }
     }
 
     /// The next complete line already read, skipping blank ones; at end of input, the last
@@ -94,6 +106,12 @@ impl Lines {
         }
     }
 
+    /// Whether the client had written nothing more than the last read took (so, if it
+    /// pipelines, it is waiting for answers), and part of that is still to be handed out.
+    pub fn client_waits(&self) -> bool {
+        self.drained && self.start < self.filled
+    }
+
     /// Every line has been handed out and the input is closed.
     pub fn is_finished(&self) -> bool {
         self.at_eof && self.start == self.filled && !self.oversized
@@ -114,9 +132,13 @@ impl Lines {
         if self.buffer.len() - self.filled < room {
             self.buffer.resize(self.filled + room, 0);
         }
+        let room = self.buffer.len() - self.filled; // what the read may take, at least `room` above
         match self.input.read(&mut self.buffer[self.filled..])? {
             0 => self.at_eof = true,
-            count => self.filled += count,
+            count => {
+                self.filled += count;
+                self.drained = count < room;
+            }
         }
         Ok(())
     }
@@ -179,6 +201,23 @@ mod tests {
         // A line over the limit is never accepted, and is still reported as such.
         assert_eq!(lines.next_message_if(|_| true), None);
         assert!(matches!(lines.next_line(), Some(Line::TooLarge)));
+    }
+
+    #[test]
+    fn a_client_waits_once_a_read_took_all_it_had_written_until_that_is_handed_out() {
+        // `chain` hands out one part per read: each takes less than the room it had.
+        let mut lines = Lines::new(Box::new((&b"{}\n{}\n"[..]).chain(&b"{}\n"[..])), 100);
+        assert!(!lines.client_waits(), "nothing read yet");
+        lines.fill().unwrap();
+        assert!(lines.client_waits());
+        assert!(lines.next_line().is_some());
+        assert!(lines.client_waits(), "one line still to hand out");
+        assert!(lines.next_line().is_some());
+        assert!(!lines.client_waits(), "all handed out");
+        // A read that fills all the room leaves more written: the client is not waiting yet.
+        let mut lines = Lines::new(Box::new(std::io::Cursor::new(b"{}\n".repeat(FIRST_READ / 3 + 1))), 100);
+        lines.fill().unwrap();
+        assert!(!lines.client_waits());
     }
 
     #[test]

@@ -13,8 +13,8 @@
 //! onto the protocol stream and corrupts it.
 //!
 //! [`await_stdin`] polls stdin for a moment before a read would sleep (see
-//! `Server::stdio_busy_poll`). It uses `poll(2)`, so the descriptor's flags, which a terminal
-//! shares with the shell, stay as they are.
+//! `Server::stdio_busy_poll`), while no other thread wants the CPU. It uses `poll(2)`, so the
+//! descriptor's flags, which a terminal shares with the shell, stay as they are.
 
 use std::io::{self, IoSlice, Read, Write};
 use std::time::Duration;
@@ -26,13 +26,18 @@ pub(super) fn stdin() -> io::Result<Input> {
     Ok(Box::new(blocking(io::stdin())?))
 }
 
-/// Returns once stdin has input (or has ended), or after `window`, so that the read that
-/// follows need not sleep. (On Windows it returns at once.)
-pub(super) fn await_stdin(window: Duration) {
+/// Returns once stdin has input (or has ended), after `window`, or as soon as another thread
+/// wants this CPU, so that the read that follows need not sleep when polling costs nobody
+/// anything. Whether the CPU stayed this thread's alone (so the client runs on another), if
+/// it polled at all. (On Windows it returns at once.)
+pub(super) fn await_stdin(window: Duration) -> Option<bool> {
     #[cfg(unix)]
-    unix::await_input(std::os::fd::AsFd::as_fd(&io::stdin()), window);
+    return unix::await_input(std::os::fd::AsFd::as_fd(&io::stdin()), window);
     #[cfg(not(unix))]
-    let _ = window;
+    {
+        let _ = window;
+        None
+    }
 }
 
 /// Whether stdin has input (or has ended) now, so a read would not wait. (Never on Windows.)
@@ -85,16 +90,27 @@ mod unix {
     use std::time::Duration;
     use std::time::Instant;
 
-    /// Returns once `fd` has input (or end of input, or an error for the read to report), or
-    /// after `window`. Between polls the CPU is yielded, so a client sharing it runs at once.
-    pub fn await_input(fd: BorrowedFd<'_>, window: Duration) {
-        if window.is_zero() {
-            return;
-        }
+    /// A yield that takes longer than this ran another thread: the CPU is shared.
+    const YIELDED_TO_ANOTHER: Duration = Duration::from_micros(5);
+
+    /// Returns once `fd` has input (or end of input, or an error for the read to report),
+    /// after `window`, or once a yield of the CPU between polls ran another thread (a client
+    /// on this CPU needs it, and the read will be woken cheaply). Whether no yield did, if it
+    /// yielded at all.
+    pub fn await_input(fd: BorrowedFd<'_>, window: Duration) -> Option<bool> {
         let start = Instant::now();
-        while !readable(fd) && start.elapsed() < window {
+        let mut polled = start;
+        let mut alone = None;
+        while !readable(fd) && polled.duration_since(start) < window {
             std::thread::yield_now();
+            let now = Instant::now();
+            if now.duration_since(polled) > YIELDED_TO_ANOTHER {
+                return Some(false);
+            }
+            alone = Some(true);
+            polled = now;
         }
+        alone
     }
 
     pub fn readable(fd: BorrowedFd<'_>) -> bool {
