@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test of the project, from a fresh clone: formatting, lints, the Rust tests (unit,
-# in-process protocol, stdio processes, compile-error UI tests, doc tests), the packages of the
+# in-process protocol, stdio processes, compile-error UI tests, doc tests), each fuzz target
+# once over its seeds (stable, uninstrumented), the packages of the
 # crates meant for crates.io built from what `cargo package` puts in them, and the interop
 # tests that drive the example servers through the official Python SDK client and the MCP
 # Inspector CLI, and the official MCP conformance suite against the fixture server (Node 22 is
@@ -23,6 +24,9 @@ RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --all-features \
 
 step "cargo test"
 cargo test --workspace --all-features --locked
+
+step "fuzz targets, once over their seeds (stable build, no instrumentation)"
+scripts/fuzz.sh --seeds
 
 step "cargo package (each crate meant for crates.io builds from its package alone)"
 # Packaged together: cargo resolves the three unpublished workspace crates from a local overlay

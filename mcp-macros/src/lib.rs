@@ -1,6 +1,6 @@
 //! The procedural macros of `mcp-runtime`. Use them through `mcp_runtime`, which re-exports
 //! them and documents each one with all its options; the generated code refers to
-//! `::mcp_runtime`.
+//! `::mcp_runtime`, or to the path of a `crate = "..."` option.
 //!
 //! Each macro parses (`ast`), reads its options (`attr`), checks (`valid`, collecting every
 //! error with its span), then generates code (`expand`).

@@ -21,7 +21,7 @@ pub(crate) struct List {
     pub key: &'static str,
     /// What the key is, for messages: `name`, `URI`.
     pub key_noun: &'static str,
-    /// The set type, under `::mcp_runtime`.
+    /// The set type, under the runtime's path (`crate = "..."`, default `::mcp_runtime`).
     pub set: &'static str,
     /// The attribute option that changes the key.
     pub key_option: &'static str,
@@ -62,20 +62,24 @@ pub(crate) fn expand(input: TokenStream, list: &List) -> TokenStream {
     let def_trait = syn::Ident::new(list.def_trait, proc_macro2::Span::call_site());
     let key = syn::Ident::new(list.key, proc_macro2::Span::call_site());
     let set = syn::Ident::new(list.set, proc_macro2::Span::call_site());
-    let paths = match Punctuated::<Path, Token![,]>::parse_terminated.parse2(input) {
-        Ok(paths) => paths,
+    let mut errors = Errors::default();
+    let (krate, paths) = match parse_list.parse2(input) {
+        Ok((krate, paths)) => (krate, paths),
         Err(err) => {
             let message =
                 format!("{err}; list {noun} functions separated by commas: `{macro_name}![first, module::second]`");
             return syn::Error::new(err.span(), message).to_compile_error();
         }
     };
+    if let Some(path) = krate.as_ref().filter(|path| path.parse::<Path>().is_err()) {
+        errors.error(path, format!("`crate` is the path the runtime is known by here, e.g. `{macro_name}![crate = \"mcp_renamed\"; first, second]`"));
+    }
+    let krate = crate::handler::options::crate_path(krate.as_ref());
     let paths: Vec<&Path> = paths.iter().collect();
     let written: Vec<String> = paths.iter().map(|path| written(path)).collect();
 
     // The same path twice is caught here, with a precise message; the wire names (which the
     // macro cannot see: they come from each tool's `#[mcp_tool(name = "...")]`) in `const`s.
-    let mut errors = Errors::default();
     for (index, path) in paths.iter().enumerate() {
         if written[..index].contains(&written[index]) {
             errors.error(path, format!("`{}` is listed twice in `{macro_name}![...]`: remove one", written[index]));
@@ -85,8 +89,7 @@ pub(crate) fn expand(input: TokenStream, list: &List) -> TokenStream {
     // One array of the wire names, and per entry a check of its index against the entries
     // before it: tokens linear in the entries (a comparison per pair was quadratic), and an
     // error on the entry that repeats a name.
-    let names =
-        paths.iter().map(|path| quote_spanned!(path.span()=> <#path as ::mcp_runtime::__private::#def_trait>::#key));
+    let names = paths.iter().map(|path| quote_spanned!(path.span()=> <#path as #krate::__private::#def_trait>::#key));
     let count = paths.len();
     let checks = paths.iter().enumerate().skip(1).filter(|(index, _)| !written[..*index].contains(&written[*index])).map(
         |(index, path)| {
@@ -95,22 +98,36 @@ pub(crate) fn expand(input: TokenStream, list: &List) -> TokenStream {
                 written[index],
             );
             quote_spanned! {path.span()=>
-                const _: () = if ::mcp_runtime::__private::repeats_earlier(&__MCP_NAMES, #index) {
+                const _: () = if #krate::__private::repeats_earlier(&__MCP_NAMES, #index) {
                     ::core::panic!(#message)
                 };
             }
         },
     );
-    let descriptors = paths
-        .iter()
-        .map(|path| quote_spanned!(path.span()=> <#path as ::mcp_runtime::__private::#def_trait>::descriptor()));
+    let descriptors =
+        paths.iter().map(|path| quote_spanned!(path.span()=> <#path as #krate::__private::#def_trait>::descriptor()));
     let errors = errors.finish().err().map(|error| error.to_compile_error());
     quote! {{
         #errors
         const __MCP_NAMES: [&str; #count] = [#(#names),*];
         #(#checks)*
-        ::mcp_runtime::#set::from_descriptors(::std::vec![#(#descriptors),*])
+        #krate::#set::from_descriptors(::std::vec![#(#descriptors),*])
     }}
+}
+
+/// `crate = "path";` (optional, `#[serde(crate = "...")]`'s convention: the path the runtime is
+/// known by here), then the entries.
+fn parse_list(input: syn::parse::ParseStream<'_>) -> syn::Result<(Option<syn::LitStr>, Punctuated<Path, Token![,]>)> {
+    let krate = if input.peek(Token![crate]) && input.peek2(Token![=]) {
+        input.parse::<Token![crate]>()?;
+        input.parse::<Token![=]>()?;
+        let path = input.parse()?;
+        input.parse::<Token![;]>()?;
+        Some(path)
+    } else {
+        None
+    };
+    Ok((krate, Punctuated::parse_terminated(input)?))
 }
 
 /// The path as written, without the spaces tokens print with: `math::divide`.

@@ -1,19 +1,25 @@
 //! `#[mcp_runtime::main]`: `async fn main` on the runtime's tokio, without a tokio dependency.
 
 use crate::diagnostics::{Errors, with_item};
+use crate::handler::options::{crate_option, crate_path, parse_options};
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
 use syn::{Item, ItemFn};
 
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
-    if !attr.is_empty() {
-        errors.error(
-            &attr,
-            "`#[mcp_runtime::main]` takes no options: write `#[mcp_runtime::main]`; it always runs a multi-threaded \
-             tokio runtime (for another one, build it with `tokio::runtime::Builder` in a plain `fn main`)",
-        );
-    }
+    let mut krate = None;
+    parse_options(attr, &mut errors, |meta, errors| {
+        if meta.path.is_ident("crate") {
+            return crate_option(&meta, errors, &mut krate);
+        }
+        Err(meta.error(
+            "`#[mcp_runtime::main]` takes one option, `crate = \"...\"` (the path the runtime is known by): it \
+             always runs a multi-threaded tokio runtime (for another one, build it with `tokio::runtime::Builder` \
+             in a plain `fn main`)",
+        ))
+    });
+    let krate = crate_path(krate.as_ref());
     let function = match syn::parse2::<Item>(item.clone()) {
         Ok(Item::Fn(function)) => function,
         parsed => {
@@ -35,12 +41,12 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let expanded = quote! {
         #(#attrs)*
         #vis #sig {
-            let __mcp_runtime = ::mcp_runtime::__private::tokio::runtime::Builder::new_multi_thread()
+            let __mcp_runtime = #krate::__private::tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()
                 .expect("failed to start the tokio runtime");
             let __mcp_output = __mcp_runtime.block_on(async move #block);
-            __mcp_runtime.shutdown_timeout(::mcp_runtime::__private::SHUTDOWN_TIMEOUT);
+            __mcp_runtime.shutdown_timeout(#krate::__private::SHUTDOWN_TIMEOUT);
             __mcp_output
         }
     };

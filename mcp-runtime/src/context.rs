@@ -291,9 +291,11 @@ fn log_message(level: LoggingLevel, logger: Option<&str>, data: Value) -> Vec<u8
 
 /// Types the runtime provides to a handler instead of reading them from the arguments.
 ///
-/// The macros treat a parameter as injected when its type is one of the runtime's (`Context`,
-/// `CancellationToken`, `State`, `SessionState`, `AuthInfo`, or an `Option` of one of them) or
-/// when it is marked `#[mcp(inject)]`; implement this trait for your own injected types.
+/// The macros inject a parameter because its type implements this trait, never because of its
+/// name: the runtime's `Context`, `CancellationToken`, `State<T>`, `SessionState<T>`, `AuthInfo`
+/// and `Option<AuthInfo>`, and your own types that implement it. Any other type is an argument
+/// (a user type named `State` or `Context` included). `#[mcp(inject)]` is accepted, and not
+/// needed.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be injected into a handler",
     label = "not provided by the runtime",
@@ -302,6 +304,14 @@ fn log_message(level: LoggingLevel, logger: Option<&str>, data: Value) -> Vec<u8
 pub trait FromContext: Sized {
     /// Extracts the value, or fails the call with an error result.
     fn from_context(ctx: &Context) -> Result<Self, CallToolResult>;
+
+    /// The server [`State<T>`](crate::State) this value is read from, if any: a server whose
+    /// handlers need a state it was never given is refused when it is built, naming the
+    /// handler and the type. `None` by default; `State<T>` returns `RequiredState::of::<T>()`,
+    /// and so may your own types that read one.
+    fn required_state() -> Option<crate::required_state::RequiredState> {
+        None
+    }
 }
 
 impl FromContext for Context {

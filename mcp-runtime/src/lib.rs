@@ -37,9 +37,11 @@ mod error;
 mod jsonrpc;
 pub mod logging;
 mod message;
+mod param;
 mod prompt;
 mod protocol;
 mod registry;
+mod required_state;
 mod resource;
 mod router;
 mod server;
@@ -67,6 +69,7 @@ pub use jsonrpc::{ErrorObject, RequestId};
 pub use logging::LoggingLevel;
 pub use prompt::{GetPromptResult, IntoPromptResult, PromptMessage, PromptSet};
 pub use protocol::{Implementation, ProtocolVersion};
+pub use required_state::RequiredState;
 pub use resource::{
     IntoReadResult, IntoResourceEntries, Lister, ReadResourceResult, ResourceEntry, ResourceNotFound, ResourceSet,
 };

@@ -2,12 +2,16 @@
 //! notice.
 
 pub use crate::completion::{CompleteFn, run_completer};
+pub use crate::param::{
+    NotAnArgument, PatternParameter, Probe, ProbeArgument, ProbeInjected, ProbeOther, ProbeUnsupported,
+    ResourceInjected, TextArgument, ToolParameter, injection_failed, required_states,
+};
 pub use crate::prompt::{PromptArgument, PromptDef, PromptDescriptor};
 pub use crate::resource::{ListFn, ResourceDef, ResourceDescriptor, ResourceRequest, run_lister};
-pub use crate::text_value::{FromText, ParseUnsupported, ParseViaDeserialize, ParseViaFromStr, TextValue};
+pub use crate::text_value::{DoesNotParse, ParseUnsupported, ParseViaDeserialize, ParseViaFromStr, Parses, TextValue};
 pub use crate::tool::descriptor::{ToolCall, ToolDescriptor, parse_arguments};
 pub use crate::tool::schema::{input_schema_for, verbatim_schema};
-pub use crate::tool::{ToolAnnotations, ToolDef, ToolParameter};
+pub use crate::tool::{ToolAnnotations, ToolDef};
 pub use futures_util::future::BoxFuture;
 pub use schemars;
 pub use serde;
@@ -50,12 +54,6 @@ pub fn missing_argument(name: &str) -> ErrorObject {
     ErrorObject::invalid_params(format!("missing required argument `{name}`"))
 }
 
-/// An injected parameter that could not be provided, outside a tool.
-pub fn injection_failed(result: CallToolResult) -> ErrorObject {
-    let message = result.text().unwrap_or("a handler parameter could not be provided").to_owned();
-    ErrorObject::new(crate::jsonrpc::code::INTERNAL_ERROR, message)
-}
-
 /// Runs a `#[mcp_tool(blocking)]` function on tokio's blocking pool, with the request's
 /// context set there too (so its `tracing` events reach the client). A panic carries on
 /// in the caller, where it becomes the tool's error result.
@@ -77,6 +75,31 @@ pub async fn run_blocking<R: Send + 'static>(function: impl FnOnce() -> R + Send
 
 /// Fails to compile, on the parameter's type, when it cannot be a tool argument.
 pub fn assert_tool_parameter<T: ToolParameter>() {}
+
+/// A text argument (a template variable or prompt argument) parsed by `parse`; `support`
+/// (from `TextValue::support`) makes a type that does not parse from text a compile error.
+pub fn parse_text_argument<T, S: crate::param::TextArgument<T>>(
+    _support: S,
+    parse: impl FnOnce() -> Result<T, ErrorObject>,
+) -> Result<T, ErrorObject> {
+    parse()
+}
+
+/// The arguments' shape picked by the probes: tells `parse_arguments` what to decode into.
+pub fn parse_arguments_as<T: serde::de::DeserializeOwned>(
+    tool: &str,
+    arguments: Option<&serde_json::value::RawValue>,
+    _shape: std::marker::PhantomData<T>,
+) -> Result<T, CallToolResult> {
+    parse_arguments(tool, arguments)
+}
+
+/// The input schema of the arguments' shape picked by the probes.
+pub fn input_schema_as<T: schemars::JsonSchema>(
+    _shape: std::marker::PhantomData<T>,
+) -> fn() -> serde_json::Map<String, serde_json::Value> {
+    input_schema_for::<T>
+}
 
 /// Whether `names[index]` equals a name before it, in a `const` context: the duplicate check of
 /// `tools![...]`, `resources![...]` and `prompts![...]`.

@@ -243,6 +243,23 @@ pub(crate) struct Definitions {
     pub prompts: Vec<PromptDescriptor>,
 }
 
+impl Definitions {
+    /// Refuses handlers that take a `State<T>` not in `registered` (see `required_state`).
+    pub fn check_required_state(&self, registered: &crate::type_map::TypeMap) -> crate::Result<()> {
+        use crate::required_state::check;
+        for tool in &self.tools {
+            check("tool", tool.name, &tool.required_state, registered)?;
+        }
+        for resource in &self.resources {
+            check("resource", resource.uri, &resource.required_state, registered)?;
+        }
+        for prompt in &self.prompts {
+            check("prompt", prompt.name, &prompt.required_state, registered)?;
+        }
+        Ok(())
+    }
+}
+
 /// Additions and removals (by name, URI or template) applied in one step.
 #[derive(Default)]
 pub(crate) struct Edit<'a> {

@@ -2,6 +2,7 @@
 //! kept per client session ([`SessionState`]).
 
 use crate::context::{Context, FromContext};
+use crate::required_state::RequiredState;
 use crate::tool::CallToolResult;
 use std::any::type_name;
 use std::ops::Deref;
@@ -55,6 +56,10 @@ macro_rules! deref_to_inner {
 deref_to_inner!(State, SessionState);
 
 impl<T: Send + Sync + 'static> FromContext for State<T> {
+    fn required_state() -> Option<RequiredState> {
+        Some(RequiredState::of::<T>())
+    }
+
     fn from_context(ctx: &Context) -> Result<Self, CallToolResult> {
         ctx.session().settings.state.get::<T>().map(State).ok_or_else(|| {
             tracing::error!("a handler asked for `State<{}>`, which was never registered", type_name::<T>());

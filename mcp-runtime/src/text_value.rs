@@ -5,8 +5,11 @@
 //! receiver types `&TextValue<T>`, `&&TextValue<T>`, then `TextValue<T>` (autoref
 //! specialization, resolved at compile time for each concrete `T`), skipping impls whose bounds
 //! `T` does not meet: the `FromStr` impl comes first, then the `Deserialize` one, and last an
-//! impl for every `T` whose method requires [`FromText`], so a type with neither fails to
-//! compile with that trait's message, on the parameter's type.
+//! impl for every `T`. Each level also answers `support()`: [`Parses`] for the first two,
+//! [`DoesNotParse`] for the last, which generated code passes where a
+//! [`TextArgument`](crate::param::TextArgument) is required, so a type with neither fails to
+//! compile with that trait's message, on the parameter's type. (The last resort itself compiles,
+//! so that a parse written for an injected parameter, never called, does not fail.)
 
 use serde::de::DeserializeOwned;
 use std::fmt::Display;
@@ -24,10 +27,20 @@ impl<T> TextValue<T> {
     }
 }
 
+/// A type that parses from text.
+pub struct Parses;
+
+/// A type that parses from neither `FromStr` nor `Deserialize`.
+pub struct DoesNotParse;
+
 /// Parsing through `FromStr` (preferred).
 pub trait ParseViaFromStr<T> {
     /// Parses `text`.
     fn parse_text(&self, text: &str) -> Result<T, String>;
+    /// It parses.
+    fn support(&self) -> Parses {
+        Parses
+    }
 }
 
 impl<T: FromStr> ParseViaFromStr<T> for &TextValue<T>
@@ -43,6 +56,10 @@ where
 pub trait ParseViaDeserialize<T> {
     /// Parses `text`.
     fn parse_text(&self, text: &str) -> Result<T, String>;
+    /// It parses.
+    fn support(&self) -> Parses {
+        Parses
+    }
 }
 
 impl<T: DeserializeOwned> ParseViaDeserialize<T> for &&TextValue<T> {
@@ -52,34 +69,20 @@ impl<T: DeserializeOwned> ParseViaDeserialize<T> for &&TextValue<T> {
     }
 }
 
-/// What the last resort asks of `T`, to fail with a message that says what to write. Only
-/// `FromStr` types implement it (so it is never met where the last resort is reached), and
-/// `do_not_recommend` keeps rustc from listing every `FromStr` type after the message.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be parsed from a template variable or prompt argument, which arrive as text",
-    label = "implement `FromStr` or `Deserialize` for this type",
-    note = "implement `std::str::FromStr` (with an `Err: Display`), or derive `serde::Deserialize` (the text is read as a JSON string, else as JSON: a unit-only enum parses from its variant names)"
-)]
-pub trait FromText {}
-
-#[diagnostic::do_not_recommend]
-impl<T: FromStr> FromText for T where T::Err: Display {}
-
-/// The last resort: chosen only for a `T` that is neither `FromStr` nor `Deserialize`, and
-/// then it does not compile, as its method requires [`FromText`].
+/// The last resort: chosen only for a `T` that is neither `FromStr` nor `Deserialize`, whose
+/// `support()` is then [`DoesNotParse`].
 pub trait ParseUnsupported<T> {
-    /// Never called.
-    fn parse_text(&self, text: &str) -> Result<T, String>
-    where
-        T: FromText;
+    /// Never called: generated code fails to compile first, or the parameter is injected.
+    fn parse_text(&self, text: &str) -> Result<T, String>;
+    /// It does not parse.
+    fn support(&self) -> DoesNotParse {
+        DoesNotParse
+    }
 }
 
 impl<T> ParseUnsupported<T> for TextValue<T> {
-    fn parse_text(&self, _: &str) -> Result<T, String>
-    where
-        T: FromText,
-    {
-        unreachable!("`FromText` types are `FromStr`, parsed by `ParseViaFromStr`")
+    fn parse_text(&self, _: &str) -> Result<T, String> {
+        Err("this type does not parse from text".to_owned())
     }
 }
 

@@ -14,6 +14,11 @@ impl TypeMap {
         self.0.insert(TypeId::of::<T>(), Arc::new(value));
     }
 
+    /// Whether a value of the type `id` is registered.
+    pub fn contains(&self, id: TypeId) -> bool {
+        self.0.contains_key(&id)
+    }
+
     pub fn get<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
         self.0.get(&TypeId::of::<T>()).and_then(|v| Arc::clone(v).downcast().ok())
     }

@@ -329,3 +329,24 @@ fn parse_event(frame: &str) -> Event {
     event.data = data.join("\n");
     event
 }
+
+/// The address an HTTP server process logs when it starts serving (`... http://127.0.0.1:PORT/mcp`),
+/// read from its stderr; the lines after it stay to be read.
+pub async fn logged_address(
+    stderr: tokio::process::ChildStderr,
+) -> (SocketAddr, tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStderr>>) {
+    use tokio::io::AsyncBufReadExt as _;
+    let mut log = tokio::io::BufReader::new(stderr).lines();
+    let address = tokio::time::timeout(TIMEOUT, async {
+        while let Some(line) = log.next_line().await.expect("read the server's log") {
+            if let Some(url) = line.split("http://").nth(1) {
+                let authority = url.split('/').next().unwrap_or(url);
+                return authority.parse::<SocketAddr>().expect("a socket address");
+            }
+        }
+        panic!("the server ended before serving");
+    })
+    .await
+    .expect("the server names its address");
+    (address, log)
+}

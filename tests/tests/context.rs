@@ -103,12 +103,44 @@ async fn shared_state_spans_sessions_and_session_state_does_not() {
     assert_valid(&a);
 }
 
+/// Reads the shared count.
+#[mcp_resource(uri = "hits://total")]
+fn total_hits(total: State<Hits>) -> String {
+    total.count.load(Ordering::SeqCst).to_string()
+}
+
+/// Mentions the shared count.
+#[mcp_prompt]
+fn hits_prompt(topic: String, total: State<Hits>) -> String {
+    format!("{topic}: {}", total.count.load(Ordering::SeqCst))
+}
+
 #[tokio::test]
-async fn missing_state_is_a_clear_error_result() {
-    let client = TestClient::connect(server!().tools(tools![hit])).await;
-    let result = client.call_tool("hit", json!({})).await.unwrap();
-    assert!(result.is_error);
-    assert!(result.text().unwrap().contains("no `context::Hits` state was registered"), "{:?}", result.text());
+async fn missing_state_is_refused_when_the_server_is_built() {
+    let refusal = |server: Server| async move {
+        let error = server.serve_stdio().await.expect_err("refused before serving");
+        assert_eq!(error.kind(), mcp_runtime::ErrorKind::Config);
+        error.to_string()
+    };
+    let tool = refusal(server!().tools(tools![hit])).await;
+    assert!(
+        tool.contains("the tool `hit` takes `State<context::Hits>`, but no `context::Hits` was registered"),
+        "{tool}"
+    );
+    let resource = refusal(server!().resources(resources![total_hits])).await;
+    assert!(resource.contains("the resource `hits://total` takes `State<context::Hits>`"), "{resource}");
+    let prompt = refusal(server!().prompts(prompts![hits_prompt])).await;
+    assert!(prompt.contains("the prompt `hits_prompt` takes `State<context::Hits>`"), "{prompt}");
+
+    let client = TestClient::connect(server().resources(resources![total_hits]).prompts(prompts![hits_prompt])).await;
+    let read = client.request("resources/read", json!({"uri": "hits://total"})).await.unwrap();
+    assert_eq!(read["contents"][0]["text"], "0", "registered: served");
+    let listed = client.request("prompts/list", json!({})).await.unwrap();
+    assert_eq!(
+        listed["prompts"][0]["arguments"],
+        json!([{"name": "topic", "required": true}]),
+        "an injected parameter is not a prompt argument"
+    );
 }
 
 #[tokio::test]

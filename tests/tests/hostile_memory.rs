@@ -4,10 +4,10 @@
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::testing::{TestClient, TestServer};
+use mcp_tests::http::logged_address;
 use mcp_tests::{HttpClient, rss_mib};
 use serde_json::{Value, json};
 use std::process::Stdio;
-use tokio::io::{AsyncBufReadExt as _, BufReader};
 
 /// A note by name.
 #[mcp_resource(uri = "notes://{name}", mime_type = "text/plain")]
@@ -115,12 +115,11 @@ async fn capabilities_past_64_kib_are_refused() {
 #[tokio::test]
 async fn sessions_cannot_park_megabytes_of_capabilities() {
     let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_robust-http-server"))
-        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
         .expect("start robust-http-server");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let address = lines.next_line().await.unwrap().expect("the server's address").parse().unwrap();
+    let (address, _log) = logged_address(child.stderr.take().unwrap()).await;
     let pid = child.id().unwrap();
     let mut warm = HttpClient::new(address);
     warm.initialize().await;

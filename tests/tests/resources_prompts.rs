@@ -204,7 +204,7 @@ async fn template_variables_that_name_another_place_are_refused() {
     let refused = [
         ("files:////etc/passwd", "an absolute path"),
         ("files:///%2Fetc%2Fpasswd", "an absolute path"),
-        ("files:///C:%5CWindows", "an absolute path"),
+        ("files:///C:%5CWindows", "a Windows drive"),
         ("files:///~/.ssh/id_rsa", "a home folder"),
         ("files:///%5C%5Cserver%5Cshare", "a UNC path"),
         ("notes://todo%00.png", "a NUL byte"),

@@ -1,7 +1,7 @@
 //! Code generation shared by the macros: the hidden descriptor struct, the call of the user's
 //! function with injected parameters, optional values and icons.
 
-use super::{HandlerFn, Param};
+use super::{HandlerFn, Param, Role};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::ReturnType;
@@ -25,20 +25,51 @@ pub(crate) fn binding(index: usize) -> syn::Ident {
     format_ident!("__mcp_arg{index}")
 }
 
-/// Binds every injected parameter from `__mcp_context`; on failure, returns `on_error(error)` where
-/// `error` is the `CallToolResult` the extractor produced.
+/// Binds every parameter marked injected from `__mcp_context`; on failure, returns
+/// `on_error(error)` where `error` is the `CallToolResult` the extractor produced.
 pub(crate) fn extract_injected(handler: &HandlerFn, on_error: impl Fn(TokenStream) -> TokenStream) -> TokenStream {
-    let lines = handler.params.iter().enumerate().filter(|(_, p)| p.injected).map(|(i, param)| {
+    let krate = &handler.krate;
+    let lines = handler.params.iter().enumerate().filter(|(_, p)| p.role == Role::Injected).map(|(i, param)| {
         let (binding, ty) = (binding(i), &param.ty);
         let fail = on_error(quote!(error));
+        // A pattern not marked `#[mcp(inject)]` gets its own message when its type is not
+        // injected: a pattern cannot name an argument.
+        let extract = if param.ident.is_none() && param.options.inject.is_none() {
+            probe(krate, ty, "inject_pattern", quote!(&__mcp_context))
+        } else {
+            quote_spanned!(ty.span()=> <#ty as #krate::FromContext>::from_context(&__mcp_context))
+        };
         quote_spanned! {ty.span()=>
-            let #binding = match <#ty as ::mcp_runtime::FromContext>::from_context(&__mcp_context) {
+            let #binding = match #extract {
                 ::core::result::Result::Ok(value) => value,
                 ::core::result::Result::Err(error) => return #fail,
             };
         }
     });
-    quote!(#(#lines)*)
+    quote! {
+        #[allow(unused_imports)]
+        use #krate::__private::{ProbeInjected as _, ProbeOther as _};
+        #(#lines)*
+    }
+}
+
+/// The server states the parameters need (`Vec<RequiredState>`): each injected one's, as its
+/// type says (`FromContext::required_state`). Asked through the probe, which answers `None`
+/// for a type that is not injected, so a mistake is reported once, where the parameter is bound.
+pub(crate) fn required_states(handler: &HandlerFn) -> TokenStream {
+    let krate = &handler.krate;
+    let states = handler
+        .params
+        .iter()
+        .filter(|p| p.role != Role::Argument)
+        .map(|param| probe(krate, &param.ty, "required_state", quote!()));
+    quote! {
+        {
+            #[allow(unused_imports)]
+            use #krate::__private::{ProbeInjected as _, ProbeOther as _};
+            #krate::__private::required_states(&[#(#states),*])
+        }
+    }
 }
 
 /// The call of the user's function with every binding, awaited when it is async.
@@ -65,10 +96,10 @@ pub(crate) fn option(value: Option<impl quote::ToTokens>) -> TokenStream {
 }
 
 /// The `Icon`s of `icon = "..."` options, with the MIME type their URL implies.
-pub(crate) fn icons(icons: &[syn::LitStr]) -> TokenStream {
+pub(crate) fn icons(krate: &TokenStream, icons: &[syn::LitStr]) -> TokenStream {
     let icons = icons.iter().map(|src| {
         let mime = option(icon_mime_type(&src.value()));
-        quote!(::mcp_runtime::Icon { src: #src, mime_type: #mime, sizes: &[] })
+        quote!(#krate::Icon { src: #src, mime_type: #mime, sizes: &[] })
     });
     quote!(&[#(#icons),*])
 }
@@ -92,55 +123,111 @@ fn icon_mime_type(src: &str) -> Option<&'static str> {
 /// `HashMap<String, String>`) with `TextValue` parsing; absent ones are `None` for `Option`
 /// parameters and an error otherwise. Failures return `Err(error_object)`.
 ///
-/// A type that is neither `FromStr` nor `Deserialize` resolves to `ParseUnsupported`, whose
-/// unmet `FromText` bound is reported on the type (its last path segment: the call can carry
-/// only one token's span).
-pub(crate) fn bind_text_arguments(handler: &HandlerFn, source: &TokenStream) -> TokenStream {
-    let lines = handler.params.iter().enumerate().filter(|(_, p)| !p.injected).map(|(i, param)| {
+/// A `ByType` parameter is bound through the probe: injected when its type implements
+/// `FromContext` (the parse, which then does not run, still compiles: `TextValue` has a last
+/// resort for any type), parsed otherwise. A type that does neither is refused by the
+/// `TextArgument` bound on `TextValue`'s `support()` marker, on the type (its last path segment:
+/// the call can carry only one token's span).
+///
+/// `ByType` parameters are left out unless `by_type_is_text` (a prompt's; a resource's are the
+/// ones that are not template variables, bound by [`inject_by_type`]).
+pub(crate) fn bind_text_arguments(handler: &HandlerFn, source: &TokenStream, by_type_is_text: bool) -> TokenStream {
+    let krate = &handler.krate;
+    let text = |param: &&Param| param.role == Role::Argument || (by_type_is_text && param.role == Role::ByType);
+    let lines = handler.params.iter().enumerate().filter(|(_, p)| text(p)).map(|(i, param)| {
         let (binding, ty, name) = (binding(i), &param.ty, param.wire_name());
         let parse = |target: &syn::Type| {
             quote_spanned! {type_span(target)=>
-                {
-                    #[allow(unused_imports)]
-                    use ::mcp_runtime::__private::{ParseUnsupported as _, ParseViaDeserialize as _, ParseViaFromStr as _};
-                    match (&&::mcp_runtime::__private::TextValue::<#target>::new()).parse_text(text) {
-                        ::core::result::Result::Ok(value) => value,
-                        ::core::result::Result::Err(problem) => {
-                            return ::core::result::Result::Err(::mcp_runtime::__private::invalid_argument(#name, &problem))
-                        }
+                match (&&#krate::__private::TextValue::<#target>::new()).parse_text(text) {
+                    ::core::result::Result::Ok(value) => value,
+                    ::core::result::Result::Err(problem) => {
+                        return ::core::result::Result::Err(#krate::__private::invalid_argument(#name, &problem))
                     }
                 }
             }
         };
-        match option_inner(param) {
+        let (parsed, target) = match option_inner(param) {
             Some(inner) => {
                 let parsed = parse(inner);
-                quote! {
-                    let #binding: #ty = match #source.get(#name) {
+                let parsed = quote! {
+                    match #source.get(#name) {
                         ::core::option::Option::Some(text) => ::core::option::Option::Some(#parsed),
                         ::core::option::Option::None => ::core::option::Option::None,
-                    };
-                }
+                    }
+                };
+                (parsed, inner)
             }
             None => {
                 let parsed = parse(ty);
-                quote! {
-                    let #binding: #ty = match #source.get(#name) {
+                let parsed = quote! {
+                    match #source.get(#name) {
                         ::core::option::Option::Some(text) => #parsed,
                         ::core::option::Option::None => {
-                            return ::core::result::Result::Err(::mcp_runtime::__private::missing_argument(#name))
+                            return ::core::result::Result::Err(#krate::__private::missing_argument(#name))
                         }
-                    };
-                }
+                    }
+                };
+                (parsed, ty)
             }
+        };
+        let support = quote_spanned!(type_span(target)=> (&&#krate::__private::TextValue::<#target>::new()).support());
+        let parse =
+            quote!(|| -> ::core::result::Result<#ty, #krate::ErrorObject> { ::core::result::Result::Ok(#parsed) });
+        let bound = match param.role {
+            Role::ByType => probe(krate, ty, "bind_text", quote!(&__mcp_context, #support, #parse)),
+            _ => quote_spanned! {type_span(ty)=>
+                #krate::__private::parse_text_argument::<#ty, _>(#support, #parse)
+            },
+        };
+        quote! {
+            let #binding: #ty = match #bound {
+                ::core::result::Result::Ok(value) => value,
+                ::core::result::Result::Err(error) => return ::core::result::Result::Err(error),
+            };
         }
     });
-    quote!(#(#lines)*)
+    quote! {
+        #[allow(unused_imports)]
+        use #krate::__private::{
+            ParseUnsupported as _, ParseViaDeserialize as _, ParseViaFromStr as _, ProbeInjected as _, ProbeOther as _,
+        };
+        #(#lines)*
+    }
+}
+
+/// Binds each `ByType` parameter that must be injected (a resource's parameter that is not a
+/// template variable): `FromContext`, or a compile error on its type saying it is neither.
+pub(crate) fn inject_by_type(handler: &HandlerFn) -> TokenStream {
+    let krate = &handler.krate;
+    let lines = handler.params.iter().enumerate().filter(|(_, p)| p.role == Role::ByType).map(|(i, param)| {
+        let (binding, ty) = (binding(i), &param.ty);
+        let probe = probe(krate, ty, "inject", quote!(&__mcp_context));
+        quote! {
+            let #binding: #ty = match #probe {
+                ::core::result::Result::Ok(value) => value,
+                ::core::result::Result::Err(error) => return ::core::result::Result::Err(error),
+            };
+        }
+    });
+    quote! {
+        #[allow(unused_imports)]
+        use #krate::__private::{ProbeInjected as _, ProbeOther as _};
+        #(#lines)*
+    }
+}
+
+/// `(&&Probe::<T>::new()).method(args)`: what the parameter type `ty` is, answered by the
+/// compiler (`mcp-runtime/src/param.rs`). Spanned at the type, the method's name included, so an
+/// unmet bound is reported on the user's type.
+pub(crate) fn probe(krate: &TokenStream, ty: &syn::Type, method: &str, args: TokenStream) -> TokenStream {
+    let span = type_span(ty);
+    let method = syn::Ident::new(method, span);
+    quote_spanned!(span=> (&&#krate::__private::Probe::<#ty>::new()).#method(#args))
 }
 
 /// Where to report an error about a type: the last segment of a path (`NoteId` in
 /// `ids::NoteId`), else its first token.
-fn type_span(ty: &syn::Type) -> proc_macro2::Span {
+pub(crate) fn type_span(ty: &syn::Type) -> proc_macro2::Span {
     match ty {
         syn::Type::Path(path) if path.qself.is_none() => {
             path.path.segments.last().map_or_else(|| ty.span(), |s| s.ident.span())
@@ -161,18 +248,18 @@ pub(crate) fn option_inner(param: &Param) -> Option<&syn::Type> {
 }
 
 /// The completion functions of `complete(name = path)` options, as `(name, shim)` pairs.
-pub(crate) fn completions(completions: &[(syn::Ident, syn::Path)]) -> TokenStream {
+pub(crate) fn completions(krate: &TokenStream, completions: &[(syn::Ident, syn::Path)]) -> TokenStream {
     let entries = completions.iter().map(|(name, function)| {
         let name = name.to_string();
         quote_spanned! {function.span()=>
             (#name, {
                 fn __mcp_complete(
-                    __mcp_request: ::mcp_runtime::CompletionRequest,
-                    __mcp_context: ::mcp_runtime::Context,
-                ) -> ::mcp_runtime::__private::BoxFuture<'static, ::mcp_runtime::Completion> {
-                    ::mcp_runtime::__private::run_completer(#function, __mcp_request, __mcp_context)
+                    __mcp_request: #krate::CompletionRequest,
+                    __mcp_context: #krate::Context,
+                ) -> #krate::__private::BoxFuture<'static, #krate::Completion> {
+                    #krate::__private::run_completer(#function, __mcp_request, __mcp_context)
                 }
-                __mcp_complete as ::mcp_runtime::__private::CompleteFn
+                __mcp_complete as #krate::__private::CompleteFn
             })
         }
     });

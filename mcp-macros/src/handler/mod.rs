@@ -43,6 +43,8 @@ impl Kind {
 /// An annotated function.
 pub(crate) struct HandlerFn {
     pub item: ItemFn,
+    /// The path generated code reaches the runtime by (`crate = "..."`, else `::mcp_runtime`).
+    pub krate: TokenStream,
     pub docs: Option<String>,
     pub params: Vec<Param>,
 }
@@ -54,8 +56,23 @@ pub(crate) struct Param {
     pub ty: Type,
     pub docs: Option<String>,
     pub options: ParamOptions,
-    /// Provided by the runtime (e.g. `Context`) rather than read from the request.
-    pub injected: bool,
+    /// Injected, read from the request, or decided by its type.
+    pub role: Role,
+}
+
+/// What a parameter is, as far as the macro can tell: injection is decided by a type's traits
+/// (`FromContext`), which only the compiler knows, never by the type's name.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// Marked `#[mcp(inject)]`, or bound by a pattern (`State(docs): State<Docs>`, which no
+    /// argument could be): provided through `FromContext`, or a compile error.
+    Injected,
+    /// Given `rename` or `default` (an injected parameter takes neither), or a resource's
+    /// parameter named after a URI template variable: read from the request.
+    Argument,
+    /// Injected if its type implements `FromContext`, else an argument: decided where the
+    /// generated code compiles, by `__private::Probe`.
+    ByType,
 }
 
 impl Param {
@@ -79,14 +96,10 @@ impl Param {
     }
 }
 
-/// Types the runtime injects, recognised by the last segment of their path (and `Option`s of
-/// them: `Option<AuthInfo>`).
-const INJECTED_TYPES: &[&str] = &["Context", "CancellationToken", "State", "SessionState", "AuthInfo"];
-
 impl HandlerFn {
     /// Reads the function. Parameter shapes that cannot be modelled are reported to `errors`
     /// and left out; the attributes the macro consumes are stripped from the item it re-emits.
-    pub fn parse(mut item: ItemFn, kind: Kind, errors: &mut Errors) -> Self {
+    pub fn parse(mut item: ItemFn, errors: &mut Errors) -> Self {
         let docs = docs::collect(&item.attrs);
         let mut params = Vec::new();
         for input in &mut item.sig.inputs {
@@ -99,24 +112,20 @@ impl HandlerFn {
                 }
             }
             arg.attrs.retain(|a| !a.path().is_ident("mcp") && !docs::is_doc(a));
-            let injected = options.inject.is_some() || is_injected_type(&arg.ty);
             let ident = match &*arg.pat {
                 Pat::Ident(pat) if pat.subpat.is_none() => Some(pat.ident.clone()),
-                _ if injected => None,
-                other => {
-                    let noun = kind.noun();
-                    errors.error(
-                        other,
-                        format!(
-                            "{noun} parameters must be plain names, they become argument names: write `name: Type`"
-                        ),
-                    );
-                    continue;
-                }
+                _ => None,
             };
-            params.push(Param { ident, ty: (*arg.ty).clone(), docs, options, injected });
+            let role = if options.inject.is_some() || ident.is_none() {
+                Role::Injected
+            } else if options.rename.is_some() || options.default.is_some() {
+                Role::Argument
+            } else {
+                Role::ByType
+            };
+            params.push(Param { ident, ty: (*arg.ty).clone(), docs, options, role });
         }
-        Self { item, docs, params }
+        Self { item, krate: quote!(::mcp_runtime), docs, params }
     }
 
     pub fn ident(&self) -> &Ident {
@@ -127,29 +136,15 @@ impl HandlerFn {
         self.item.sig.asyncness.is_some()
     }
 
-    /// The parameters read from the request.
+    /// The parameters that are or may be read from the request: all but the ones marked
+    /// injected (whether a `ByType` one is, only the compiler knows).
     pub fn arguments(&self) -> impl Iterator<Item = &Param> {
-        self.params.iter().filter(|p| !p.injected)
+        self.params.iter().filter(|p| p.role != Role::Injected)
     }
 
     /// The default wire name: the function's.
     pub fn default_name(&self) -> String {
         self.ident().to_string().trim_start_matches("r#").to_owned()
-    }
-}
-
-fn is_injected_type(ty: &Type) -> bool {
-    let Type::Path(path) = ty else { return false };
-    let Some(segment) = path.path.segments.last() else { return false };
-    if INJECTED_TYPES.iter().any(|name| segment.ident == name) {
-        return true;
-    }
-    // `Option<Injected>`: provided when the runtime has it, `None` otherwise.
-    match &segment.arguments {
-        syn::PathArguments::AngleBracketed(args) if segment.ident == "Option" && args.args.len() == 1 => {
-            matches!(args.args.first(), Some(syn::GenericArgument::Type(inner)) if is_injected_type(inner))
-        }
-        _ => false,
     }
 }
 

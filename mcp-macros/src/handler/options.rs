@@ -54,13 +54,15 @@ impl ParamOptions {
     }
 }
 
-/// Options every macro has: `name`, `title`, `description`, `icon` (repeatable).
+/// Options every macro has: `name`, `title`, `description`, `icon` (repeatable), `crate`.
 #[derive(Default)]
 pub(crate) struct CommonOptions {
     pub name: Option<LitStr>,
     pub title: Option<LitStr>,
     pub description: Option<LitStr>,
     pub icons: Vec<LitStr>,
+    /// `crate = "..."`: the path generated code reaches the runtime by (checked to parse).
+    pub krate: Option<LitStr>,
 }
 
 impl CommonOptions {
@@ -75,6 +77,7 @@ impl CommonOptions {
                 string(meta, errors, &mut icon, "icon = \"https://example.com/icon.png\"")?;
                 self.icons.extend(icon);
             }
+            "crate" => crate_option(meta, errors, &mut self.krate)?,
             _ => return Ok(false),
         }
         Ok(true)
@@ -330,4 +333,30 @@ fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
 /// The key as the user wrote it.
 fn written(meta: &ParseNestedMeta<'_>) -> String {
     quote::ToTokens::to_token_stream(&meta.path).to_string().replace(' ', "")
+}
+
+/// Reads `crate = "path"`: the path the runtime is known by where the macro is used (a renamed
+/// dependency, a re-export), as `#[serde(crate = "...")]`; it must parse as a path.
+pub(crate) fn crate_option(
+    meta: &ParseNestedMeta<'_>,
+    errors: &mut Errors,
+    slot: &mut Option<LitStr>,
+) -> syn::Result<()> {
+    let before = slot.is_some();
+    string(meta, errors, slot, "crate = \"mcp_renamed\"")?;
+    if let Some(path) = slot.as_ref().filter(|_| !before)
+        && path.parse::<syn::Path>().is_err()
+    {
+        errors.error(path, "`crate` is the path the runtime is known by here, e.g. `crate = \"mcp_renamed\"` or `crate = \"::facade::mcp\"`");
+        *slot = None;
+    }
+    Ok(())
+}
+
+/// The path generated code reaches the runtime by: `crate = "..."`, else `::mcp_runtime`.
+pub(crate) fn crate_path(krate: Option<&LitStr>) -> TokenStream {
+    match krate.and_then(|path| path.parse::<syn::Path>().ok()) {
+        Some(path) => quote::quote!(#path),
+        None => quote::quote!(::mcp_runtime),
+    }
 }

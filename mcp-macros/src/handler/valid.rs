@@ -1,7 +1,7 @@
 //! Checks every annotated function gets. Each error sits on the user's offending tokens and
 //! says what to write instead.
 
-use super::{HandlerFn, Kind};
+use super::{HandlerFn, Kind, Role};
 use crate::diagnostics::Errors;
 use quote::ToTokens;
 use std::collections::HashSet;
@@ -63,7 +63,7 @@ fn check_params(handler: &HandlerFn, kind: Kind, errors: &mut Errors) {
     let noun = kind.noun();
     let mut wire_names = HashSet::new();
     for param in &handler.params {
-        if param.injected {
+        if param.role == Role::Injected {
             if let Some(rename) = &param.options.rename {
                 errors.error(rename, "an injected parameter is not an argument: it takes no `rename`");
             }

@@ -2,13 +2,14 @@
 //! argument list and a get shim that parses the text arguments.
 
 use super::attr::PromptOptions;
-use crate::handler::HandlerFn;
 use crate::handler::expand::{self, option};
+use crate::handler::{HandlerFn, Role};
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::LitStr;
 
 pub(crate) fn prompt(prompt: &HandlerFn, options: &PromptOptions) -> TokenStream {
+    let krate = &prompt.krate;
     let item = &prompt.item;
     let ident = prompt.ident();
     let name = options.common.name.as_ref().map_or_else(|| prompt.default_name(), LitStr::value);
@@ -19,20 +20,29 @@ pub(crate) fn prompt(prompt: &HandlerFn, options: &PromptOptions) -> TokenStream
         let description = option(param.options.description.as_ref().map(LitStr::value).or_else(|| param.docs.clone()));
         // The same test that makes an absent argument `None` when the prompt runs.
         let required = expand::option_inner(param).is_none();
-        quote! {
-            ::mcp_runtime::__private::PromptArgument { name: #name, title: ::core::option::Option::None, description: #description, required: #required }
+        let argument = quote! {
+            #krate::__private::PromptArgument { name: #name, title: ::core::option::Option::None, description: #description, required: #required }
+        };
+        // A parameter whose type is injected is not an argument.
+        match param.role {
+            Role::ByType => {
+                let probe = expand::probe(krate, &param.ty, "is_argument", quote!());
+                quote!(if #probe { __mcp_list.push(#argument); })
+            }
+            _ => quote!(__mcp_list.push(#argument);),
         }
     });
     let (output_ty, output_span) = expand::output(prompt);
-    let bind = expand::bind_text_arguments(prompt, &quote!(__mcp_arguments));
+    let bind = expand::bind_text_arguments(prompt, &quote!(__mcp_arguments), true);
+    let required_state = expand::required_states(prompt);
     let extract = expand::extract_injected(
         prompt,
-        |error| quote!(::core::result::Result::Err(::mcp_runtime::__private::injection_failed(#error))),
+        |error| quote!(::core::result::Result::Err(#krate::__private::injection_failed(#error))),
     );
     let call = expand::call(prompt);
-    let result = quote_spanned!(output_span=> ::mcp_runtime::__private::prompt_result::<#output_ty>(#call));
-    let icons = expand::icons(&options.common.icons);
-    let complete = expand::completions(&options.complete);
+    let result = quote_spanned!(output_span=> #krate::__private::prompt_result::<#output_ty>(#call));
+    let icons = expand::icons(krate, &options.common.icons);
+    let complete = expand::completions(krate, &options.complete);
     let marker = expand::marker_struct(prompt, "#[mcp_prompt]");
 
     quote! {
@@ -41,29 +51,37 @@ pub(crate) fn prompt(prompt: &HandlerFn, options: &PromptOptions) -> TokenStream
         #marker
 
         const _: () = {
-            impl ::mcp_runtime::__private::PromptDef for #ident {
+            impl #krate::__private::PromptDef for #ident {
                 const NAME: &'static str = #name;
 
-                fn descriptor() -> ::mcp_runtime::__private::PromptDescriptor {
+                fn descriptor() -> #krate::__private::PromptDescriptor {
                     fn __mcp_get(
                         __mcp_arguments: ::std::collections::HashMap<::std::string::String, ::std::string::String>,
-                        __mcp_context: ::mcp_runtime::Context,
-                    ) -> ::mcp_runtime::__private::BoxFuture<'static, ::core::result::Result<::mcp_runtime::GetPromptResult, ::mcp_runtime::ErrorObject>> {
+                        __mcp_context: #krate::Context,
+                    ) -> #krate::__private::BoxFuture<'static, ::core::result::Result<#krate::GetPromptResult, #krate::ErrorObject>> {
                         ::std::boxed::Box::pin(async move {
                             #bind
                             #extract
                             #result
                         })
                     }
-                    const ARGUMENTS: &[::mcp_runtime::__private::PromptArgument] = &[#(#arguments),*];
-                    ::mcp_runtime::__private::PromptDescriptor {
+                    let __mcp_prompt_arguments = {
+                        #[allow(unused_imports)]
+                        use #krate::__private::{ProbeInjected as _, ProbeOther as _};
+                        #[allow(unused_mut)]
+                        let mut __mcp_list = ::std::vec::Vec::new();
+                        #(#arguments)*
+                        __mcp_list
+                    };
+                    #krate::__private::PromptDescriptor {
                         name: #name,
                         title: #title,
                         description: #description,
                         icons: #icons,
-                        arguments: ARGUMENTS,
+                        arguments: __mcp_prompt_arguments,
                         get: __mcp_get,
                         complete: #complete,
+                        required_state: #required_state,
                     }
                 }
             }

@@ -16,7 +16,8 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let mut errors = Errors::default();
     let options = attr::PromptOptions::parse(attr, &mut errors);
-    let prompt = HandlerFn::parse(function, Kind::Prompt, &mut errors);
+    let mut prompt = HandlerFn::parse(function, &mut errors);
+    prompt.krate = crate::handler::options::crate_path(options.common.krate.as_ref());
     handler::valid::check(&prompt, Kind::Prompt, &mut errors);
     valid::check(&prompt, &options, &mut errors);
     match errors.finish() {

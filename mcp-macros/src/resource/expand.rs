@@ -9,6 +9,7 @@ use quote::{quote, quote_spanned};
 use syn::LitStr;
 
 pub(crate) fn resource(resource: &HandlerFn, options: &ResourceOptions, uri: &LitStr) -> TokenStream {
+    let krate = &resource.krate;
     let item = &resource.item;
     let ident = resource.ident();
     let name = options.common.name.as_ref().map_or_else(|| resource.default_name(), LitStr::value);
@@ -17,17 +18,19 @@ pub(crate) fn resource(resource: &HandlerFn, options: &ResourceOptions, uri: &Li
     let mime_type = option(options.mime_type.as_ref());
     let size = option(options.size.as_ref().map(|s| quote!(#s as u64)));
     let (output_ty, output_span) = expand::output(resource);
-    let bind = expand::bind_text_arguments(resource, &quote!(__mcp_request.variables));
+    let bind = expand::bind_text_arguments(resource, &quote!(__mcp_request.variables), false);
+    let inject = expand::inject_by_type(resource);
+    let required_state = expand::required_states(resource);
     let extract = expand::extract_injected(
         resource,
-        |error| quote!(::core::result::Result::Err(::mcp_runtime::__private::injection_failed(#error))),
+        |error| quote!(::core::result::Result::Err(#krate::__private::injection_failed(#error))),
     );
     let call = expand::call(resource);
     let read_result = quote_spanned! {output_span=>
-        ::mcp_runtime::__private::read_result::<#output_ty>(#call, &__mcp_request.uri, #mime_type, &__mcp_context)
+        #krate::__private::read_result::<#output_ty>(#call, &__mcp_request.uri, #mime_type, &__mcp_context)
     };
-    let annotations = annotations(options);
-    let icons = expand::icons(&options.common.icons);
+    let annotations = annotations(krate, options);
+    let icons = expand::icons(krate, &options.common.icons);
     let allow_dot_segments = options.allow_dot_segments.unwrap_or(false);
     let ttl_ms = option(options.ttl_ms.as_ref().map(|t| quote!(#t as u64)));
     let cache_scope = option(options.cache_scope.as_ref());
@@ -35,16 +38,16 @@ pub(crate) fn resource(resource: &HandlerFn, options: &ResourceOptions, uri: &Li
         Some(function) => quote! {
             ::core::option::Option::Some({
                 fn __mcp_list(
-                    __mcp_context: ::mcp_runtime::Context,
-                ) -> ::mcp_runtime::__private::BoxFuture<'static, ::core::result::Result<::std::vec::Vec<::mcp_runtime::ResourceEntry>, ::mcp_runtime::ErrorObject>> {
-                    ::mcp_runtime::__private::run_lister(#function, __mcp_context)
+                    __mcp_context: #krate::Context,
+                ) -> #krate::__private::BoxFuture<'static, ::core::result::Result<::std::vec::Vec<#krate::ResourceEntry>, #krate::ErrorObject>> {
+                    #krate::__private::run_lister(#function, __mcp_context)
                 }
-                __mcp_list as ::mcp_runtime::__private::ListFn
+                __mcp_list as #krate::__private::ListFn
             })
         },
         None => quote!(::core::option::Option::None),
     };
-    let complete = expand::completions(&options.complete);
+    let complete = expand::completions(krate, &options.complete);
     let marker = expand::marker_struct(resource, "#[mcp_resource]");
 
     quote! {
@@ -53,21 +56,22 @@ pub(crate) fn resource(resource: &HandlerFn, options: &ResourceOptions, uri: &Li
         #marker
 
         const _: () = {
-            impl ::mcp_runtime::__private::ResourceDef for #ident {
+            impl #krate::__private::ResourceDef for #ident {
                 const URI: &'static str = #uri;
 
-                fn descriptor() -> ::mcp_runtime::__private::ResourceDescriptor {
+                fn descriptor() -> #krate::__private::ResourceDescriptor {
                     fn __mcp_read(
-                        __mcp_request: ::mcp_runtime::__private::ResourceRequest,
-                        __mcp_context: ::mcp_runtime::Context,
-                    ) -> ::mcp_runtime::__private::BoxFuture<'static, ::core::result::Result<::mcp_runtime::ReadResourceResult, ::mcp_runtime::ErrorObject>> {
+                        __mcp_request: #krate::__private::ResourceRequest,
+                        __mcp_context: #krate::Context,
+                    ) -> #krate::__private::BoxFuture<'static, ::core::result::Result<#krate::ReadResourceResult, #krate::ErrorObject>> {
                         ::std::boxed::Box::pin(async move {
                             #bind
+                            #inject
                             #extract
                             #read_result
                         })
                     }
-                    ::mcp_runtime::__private::ResourceDescriptor {
+                    #krate::__private::ResourceDescriptor {
                         uri: #uri,
                         name: #name,
                         title: #title,
@@ -82,6 +86,7 @@ pub(crate) fn resource(resource: &HandlerFn, options: &ResourceOptions, uri: &Li
                         read: __mcp_read,
                         list: #list,
                         complete: #complete,
+                        required_state: #required_state,
                     }
                 }
             }
@@ -89,21 +94,21 @@ pub(crate) fn resource(resource: &HandlerFn, options: &ResourceOptions, uri: &Li
     }
 }
 
-fn annotations(options: &ResourceOptions) -> TokenStream {
+fn annotations(krate: &TokenStream, options: &ResourceOptions) -> TokenStream {
     if options.audience.is_none() && options.priority.is_none() && options.last_modified.is_none() {
         return quote!(::core::option::Option::None);
     }
     let audience = option(options.audience.as_ref().map(|roles| {
         let roles = roles.iter().map(|role| match role.value().as_str() {
-            "user" => quote!(::mcp_runtime::Role::User),
-            _ => quote!(::mcp_runtime::Role::Assistant),
+            "user" => quote!(#krate::Role::User),
+            _ => quote!(#krate::Role::Assistant),
         });
         quote!(::std::vec![#(#roles),*])
     }));
     let priority = option(options.priority.as_ref());
     let last_modified = option(options.last_modified.as_ref().map(|l| quote!(::std::string::String::from(#l))));
     quote! {
-        ::core::option::Option::Some(::mcp_runtime::Annotations {
+        ::core::option::Option::Some(#krate::Annotations {
             audience: #audience,
             priority: #priority,
             last_modified: #last_modified,

@@ -4,7 +4,7 @@
 use super::attr::ResourceOptions;
 use super::template_syntax;
 use crate::diagnostics::Errors;
-use crate::handler::HandlerFn;
+use crate::handler::{HandlerFn, Role};
 use proc_macro2::Span;
 use syn::LitStr;
 
@@ -35,12 +35,14 @@ fn check_uri(resource: &HandlerFn, options: &ResourceOptions, uri: &LitStr, erro
     }
     let variables: Vec<&str> = template_syntax::variables(&parts).collect();
     let template = uri.value();
-    for param in resource.arguments() {
+    // Only the parameters that are arguments whatever their type (given `rename` or `default`)
+    // must be variables; any other one that is not is injected (or refused for its type).
+    for param in resource.arguments().filter(|p| p.role == Role::Argument) {
         let name = param.wire_name();
         if !variables.contains(&name.as_str()) {
             let message = if variables.is_empty() {
                 format!(
-                    "`{name}` is not a variable of the URI `{template}`, which has none: a static resource takes only injected parameters such as `Context`; to bind `{name}`, make the URI a template such as `uri = \"{}/{{{name}}}\"`",
+                    "`{name}` is not a variable of the URI `{template}`, which has none: a static resource takes only injected parameters (types that implement `FromContext`, such as `Context`); to bind `{name}`, make the URI a template such as `uri = \"{}/{{{name}}}\"`",
                     template.trim_end_matches('/'),
                 )
             } else {

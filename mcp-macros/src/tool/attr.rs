@@ -24,7 +24,7 @@ pub(crate) struct ToolOptions {
     pub blocking: Option<LitBool>,
 }
 
-const TOOL_OPTIONS: &str = "name, title, description, read_only, destructive, idempotent, open_world, confirm, hidden, icon, input_schema, scopes, timeout_ms, blocking";
+const TOOL_OPTIONS: &str = "name, title, description, read_only, destructive, idempotent, open_world, confirm, hidden, icon, input_schema, scopes, timeout_ms, blocking, crate";
 
 impl ToolOptions {
     /// The options that could be read; their mistakes go to `errors`.

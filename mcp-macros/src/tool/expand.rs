@@ -4,13 +4,15 @@
 use super::attr::ToolOptions;
 use super::valid::tool_name;
 use crate::handler::expand::option;
-use crate::handler::{self, HandlerFn, Param};
+use crate::handler::expand::probe;
+use crate::handler::{self, HandlerFn, Param, Role};
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::LitStr;
 use syn::spanned::Spanned;
 
 pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
+    let krate = &tool.krate;
     let item = &tool.item;
     let ident = tool.ident();
     let name = tool_name(tool, options);
@@ -19,25 +21,46 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
     let (output_ty, output_span) = handler::expand::output(tool);
     // Both uses of the return type are spelled the same and spanned at it, so when it is not a
     // tool result the compiler reports one error there (identical diagnostics are merged).
-    let output_trait = quote_spanned!(output_span=> <#output_ty as ::mcp_runtime::IntoToolResult>);
+    let output_trait = quote_spanned!(output_span=> <#output_ty as #krate::IntoToolResult>);
     // Checked before the arguments struct, so a parameter type that is not `Deserialize` and
-    // `JsonSchema` gets our message first, on that type, ahead of the derives' errors.
-    let assert_params = tool.arguments().map(|p| {
+    // `JsonSchema` gets our message first, on that type, ahead of the derives' errors. (A
+    // `ByType` one gets it from its probe.)
+    let assert_params = tool.params.iter().filter(|p| p.role == Role::Argument).map(|p| {
         let ty = &p.ty;
-        quote_spanned!(ty.span()=> const _: fn() = ::mcp_runtime::__private::assert_tool_parameter::<#ty>;)
+        quote_spanned!(ty.span()=> const _: fn() = #krate::__private::assert_tool_parameter::<#ty>;)
     });
 
     let arguments = arguments_struct(tool);
     let defaults = tool.params.iter().enumerate().filter_map(|(i, p)| default_fn(i, p));
-    let field_bindings = tool.params.iter().enumerate().filter(|(_, p)| !p.injected).map(|(i, p)| {
+    let field_bindings = tool.params.iter().enumerate().filter(|(_, p)| p.role != Role::Injected).map(|(i, p)| {
         let (field, binding) = (&p.ident, handler::expand::binding(i));
         quote!(#field: #binding)
     });
+    // Each `ByType` parameter's probe picks its field's type (the argument's, or
+    // `NotAnArgument`), and turns the field into the parameter.
+    let slots: Vec<TokenStream> = by_type(tool).map(|(_, p)| probe(krate, &p.ty, "slot", quote!())).collect();
+    let shape = quote! {
+        {
+            #[allow(unused_imports)]
+            use #krate::__private::{ProbeArgument as _, ProbeInjected as _, ProbeUnsupported as _};
+            __McpArguments::__mcp_shape(#(#slots),*)
+        }
+    };
+    let by_type_bindings = by_type(tool).map(|(i, p)| {
+        let binding = handler::expand::binding(i);
+        let bind = probe(krate, &p.ty, "bind", quote!(#binding, __mcp_context));
+        quote! {
+            let #binding = match #bind {
+                ::core::result::Result::Ok(value) => value,
+                ::core::result::Result::Err(error) => return #krate::__private::ToolCall::Finished(error),
+            };
+        }
+    });
+    let required_state = handler::expand::required_states(tool);
     // Before the tool's future, like the arguments: what it needs from the context is cloned
     // into it, and a tool that needs nothing from it clones nothing.
-    let finished = |result| quote!(::mcp_runtime::__private::ToolCall::Finished(#result));
-    let running =
-        |body| quote!(::mcp_runtime::__private::ToolCall::Running(::std::boxed::Box::pin(async move { #body })));
+    let finished = |result| quote!(#krate::__private::ToolCall::Finished(#result));
+    let running = |body| quote!(#krate::__private::ToolCall::Running(::std::boxed::Box::pin(async move { #body })));
     let extract = handler::expand::extract_injected(tool, finished);
     let call = handler::expand::call(tool);
     let into_result = quote_spanned!(output_span=> #output_trait::into_tool_result(#call));
@@ -46,7 +69,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
     // A sync tool runs in `call` itself, unless it must wait: for the pool (`blocking`) or for
     // the user's confirmation.
     let run = if blocking {
-        running(quote!(::mcp_runtime::__private::run_blocking(move || #into_result).await))
+        running(quote!(#krate::__private::run_blocking(move || #into_result).await))
     } else if tool.is_async() || confirm {
         running(into_result)
     } else {
@@ -54,8 +77,8 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
     };
 
     let input_schema = match &options.input_schema {
-        Some(schema) => quote!(|| ::mcp_runtime::__private::verbatim_schema(#schema)),
-        None => quote!(::mcp_runtime::__private::input_schema_for::<__McpArguments>),
+        Some(schema) => quote!(|| #krate::__private::verbatim_schema(#schema)),
+        None => quote!(#krate::__private::input_schema_as(#shape)),
     };
     let title = option(options.common.title.as_ref().map(LitStr::value));
     let description = option(description);
@@ -63,7 +86,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
         let [read_only, destructive, idempotent, open_world] =
             [options.read_only, options.destructive, options.idempotent, options.open_world].map(option);
         quote! {
-            ::mcp_runtime::__private::ToolAnnotations {
+            #krate::__private::ToolAnnotations {
                 read_only: #read_only, destructive: #destructive, idempotent: #idempotent, open_world: #open_world,
             }
         }
@@ -77,7 +100,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
         }
         None => quote!(::core::option::Option::None),
     };
-    let icons = handler::expand::icons(&options.common.icons);
+    let icons = handler::expand::icons(krate, &options.common.icons);
     let marker = handler::expand::marker_struct(tool, "#[mcp_tool]");
 
     quote! {
@@ -90,25 +113,28 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
             #arguments
             #(#defaults)*
 
-            impl ::mcp_runtime::__private::ToolDef for #ident {
+            impl #krate::__private::ToolDef for #ident {
                 const NAME: &'static str = #name;
 
-                fn descriptor() -> ::mcp_runtime::__private::ToolDescriptor {
+                fn descriptor() -> #krate::__private::ToolDescriptor {
                     fn __mcp_call(
-                        __mcp_arguments: ::core::option::Option<&::mcp_runtime::__private::serde_json::value::RawValue>,
-                        __mcp_context: &::mcp_runtime::Context,
-                    ) -> ::mcp_runtime::__private::ToolCall {
+                        __mcp_arguments: ::core::option::Option<&#krate::__private::serde_json::value::RawValue>,
+                        __mcp_context: &#krate::Context,
+                    ) -> #krate::__private::ToolCall {
                         let __McpArguments { #(#field_bindings,)* } =
-                            match ::mcp_runtime::__private::parse_arguments::<__McpArguments>(#name, __mcp_arguments) {
+                            match #krate::__private::parse_arguments_as(#name, __mcp_arguments, #shape) {
                                 ::core::result::Result::Ok(__mcp_parsed) => __mcp_parsed,
                                 ::core::result::Result::Err(error) => {
-                                    return ::mcp_runtime::__private::ToolCall::Finished(error);
+                                    return #krate::__private::ToolCall::Finished(error);
                                 }
                             };
+                        #[allow(unused_imports)]
+                        use #krate::__private::{ProbeArgument as _, ProbeInjected as _, ProbeUnsupported as _};
+                        #(#by_type_bindings)*
                         #extract
                         #run
                     }
-                    ::mcp_runtime::__private::ToolDescriptor {
+                    #krate::__private::ToolDescriptor {
                         name: #name,
                         title: #title,
                         description: #description,
@@ -121,6 +147,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
                         input_schema: #input_schema,
                         output_schema: #output_trait::output_schema,
                         call: __mcp_call,
+                        required_state: #required_state,
                     }
                 }
             }
@@ -128,10 +155,32 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
     }
 }
 
+/// The `ByType` parameters, with their indices.
+fn by_type(tool: &HandlerFn) -> impl Iterator<Item = (usize, &Param)> {
+    tool.params.iter().enumerate().filter(|(_, p)| p.role == Role::ByType)
+}
+
+/// The generic parameter holding a `ByType` parameter's field type.
+fn field_type_param(index: usize) -> syn::Ident {
+    format_ident!("__McpP{index}")
+}
+
 /// The struct the arguments deserialize into; its derived schema is the tool's input schema.
+/// It is generic over the field type of each `ByType` parameter, which the probes pick when
+/// the code compiles (`__mcp_shape` names the struct with them): the parameter's type for an
+/// argument, `NotAnArgument` (absent from the request, left out of the schema) for an injected
+/// one.
 fn arguments_struct(tool: &HandlerFn) -> TokenStream {
-    let fields = tool.params.iter().enumerate().filter(|(_, p)| !p.injected).map(|(i, p)| {
-        let (ident, ty) = (&p.ident, &p.ty);
+    let krate = &tool.krate;
+    let serde_crate = format!("{krate}::__private::serde");
+    let schemars_crate = format!("{krate}::__private::schemars");
+    let generics: Vec<syn::Ident> = by_type(tool).map(|(i, _)| field_type_param(i)).collect();
+    let fields = tool.params.iter().enumerate().filter(|(_, p)| p.role != Role::Injected).map(|(i, p)| {
+        let ident = &p.ident;
+        let ty = match p.role {
+            Role::ByType => field_type_param(i).into_token_stream(),
+            _ => p.ty.to_token_stream(),
+        };
         let doc = p.docs.as_ref().map(|d| quote!(#[doc = #d]));
         let rename = p.options.rename.as_ref().map(|r| quote!(#[serde(rename = #r)]));
         let description = p.options.description.as_ref().map(|d| quote!(#[schemars(description = #d)]));
@@ -142,12 +191,18 @@ fn arguments_struct(tool: &HandlerFn) -> TokenStream {
         quote!(#doc #rename #description #default #ident: #ty)
     });
     quote! {
-        #[derive(::mcp_runtime::__private::serde::Deserialize, ::mcp_runtime::__private::schemars::JsonSchema)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
-        #[schemars(crate = "::mcp_runtime::__private::schemars")]
+        #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
+        #[serde(crate = #serde_crate)]
+        #[schemars(crate = #schemars_crate)]
         #[allow(non_camel_case_types, non_snake_case)]
-        struct __McpArguments {
+        struct __McpArguments<#(#generics),*> {
             #(#fields,)*
+        }
+
+        impl<#(#generics),*> __McpArguments<#(#generics),*> {
+            fn __mcp_shape(#(_: ::core::marker::PhantomData<#generics>),*) -> ::core::marker::PhantomData<Self> {
+                ::core::marker::PhantomData
+            }
         }
     }
 }

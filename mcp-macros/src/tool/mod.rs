@@ -16,7 +16,8 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let mut errors = Errors::default();
     let options = attr::ToolOptions::parse(attr, &mut errors);
-    let tool = HandlerFn::parse(function, Kind::Tool, &mut errors);
+    let mut tool = HandlerFn::parse(function, &mut errors);
+    tool.krate = crate::handler::options::crate_path(options.common.krate.as_ref());
     handler::valid::check(&tool, Kind::Tool, &mut errors);
     valid::check(&tool, &options, &mut errors);
     match errors.finish() {

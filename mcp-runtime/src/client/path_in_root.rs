@@ -256,13 +256,27 @@ mod tests {
             assert!(refused.to_string().ends_with("leads outside its root"), "{refused}");
         }
         assert!(OutsideRoot::is_cause_of(&at("out").list().await.unwrap_err()));
+        // A file checked (opened) once, then swapped for a link out of the root: still refused.
+        let swapped = at("swapped.txt");
+        swapped.write("mine").await.unwrap();
+        std::fs::remove_file(root.join("swapped.txt")).unwrap();
+        std::os::unix::fs::symlink(base.join("outside/secret.txt"), root.join("swapped.txt")).unwrap();
+        assert!(OutsideRoot::is_cause_of(&swapped.write("overwritten").await.unwrap_err()));
+        assert_eq!(std::fs::read_to_string(base.join("outside/secret.txt")).unwrap(), "secret");
         assert!(OutsideRoot::is_cause_of(&at("/etc/hostname").read(1024).await.unwrap_err()));
 
         assert_eq!(at("link").read_to_string(1024).await.unwrap(), "inside");
         at("sub/new.txt").write("new").await.unwrap();
         assert_eq!(std::fs::read_to_string(root.join("sub/new.txt")).unwrap(), "new");
         let names: Vec<_> = at("").list().await.unwrap().into_iter().map(|e| (e.name, e.is_dir)).collect();
-        let expected = [("dangling", false), ("inside.txt", false), ("link", false), ("out", false), ("sub", true)];
+        let expected = [
+            ("dangling", false),
+            ("inside.txt", false),
+            ("link", false),
+            ("out", false),
+            ("sub", true),
+            ("swapped.txt", false),
+        ];
         assert_eq!(names, expected.map(|(n, d)| (n.to_owned(), d)));
         at("link").remove_file().await.unwrap();
         assert!(root.join("inside.txt").exists(), "removing a link leaves its target");

@@ -42,8 +42,10 @@ pub struct PromptDescriptor {
     pub description: Option<&'static str>,
     /// Icons.
     pub icons: &'static [Icon],
-    /// Its arguments, in order.
-    pub arguments: &'static [PromptArgument],
+    /// Its arguments, in order (its injected parameters are not arguments).
+    pub arguments: Vec<PromptArgument>,
+    /// The server states its parameters need, checked when the server is built.
+    pub required_state: Vec<crate::required_state::RequiredState>,
     /// Renders it.
     pub get: GetFn,
     /// Completion functions per argument.
@@ -69,7 +71,7 @@ impl PromptDescriptor {
             name: self.name,
             title: self.title,
             description: self.description,
-            arguments: self.arguments,
+            arguments: &self.arguments,
             icons: self.icons,
         }
     }

@@ -67,6 +67,8 @@ pub struct ResourceDescriptor {
     pub list: Option<ListFn>,
     /// Completion functions per template variable.
     pub complete: Vec<(&'static str, CompleteFn)>,
+    /// The server states its parameters need, checked when the server is built.
+    pub required_state: Vec<crate::required_state::RequiredState>,
 }
 
 impl ResourceDescriptor {

@@ -332,6 +332,7 @@ impl Server {
         if self.max_message_size == 0 {
             return Err(Error::new(ErrorKind::Config, "max_message_size must be positive"));
         }
+        self.definitions.check_required_state(&self.state)?;
         let catalog = Arc::new(Catalog::new(self.definitions, self.page_size)?);
         let _ = self.running.set(Arc::downgrade(&catalog));
         let mut state = self.state;

@@ -42,6 +42,8 @@ pub struct ToolDescriptor {
     /// that do not fit finish it with their error result. A tool with `confirm` is always
     /// returned unstarted, to run once the user agrees.
     pub call: fn(Option<&RawValue>, &Context) -> ToolCall,
+    /// The server states its parameters need, checked when the server is built.
+    pub required_state: Vec<crate::required_state::RequiredState>,
 }
 
 /// A call started by [`ToolDescriptor::call`].

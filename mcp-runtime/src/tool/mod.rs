@@ -25,15 +25,6 @@ pub trait ToolDef {
     fn descriptor() -> ToolDescriptor;
 }
 
-/// Tool parameters are deserialized from the call's arguments and described in the input schema.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool parameter",
-    label = "this parameter's type must implement `serde::Deserialize` and `schemars::JsonSchema`",
-    note = "derive them: `#[derive(serde::Deserialize, schemars::JsonSchema)]`, or mark a runtime-provided parameter with `#[mcp(inject)]`"
-)]
-pub trait ToolParameter {}
-impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> ToolParameter for T {}
-
 /// The hints a client may show about a tool (`ToolAnnotations` on the wire).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -21,9 +21,34 @@ fn tidy(mut map: Map<String, Value>) -> Map<String, Value> {
     map
 }
 
+/// The key whose presence marks an injected parameter's property (`NotAnArgument`'s schema),
+/// for [`input_schema_for`] to drop.
+pub(crate) const NOT_AN_ARGUMENT: &str = "x-mcp-not-an-argument";
+
+/// Removes the properties of injected parameters (and their `required` entries) from a tool's
+/// input schema.
+fn drop_injected(schema: &mut serde_json::Map<String, serde_json::Value>) {
+    use serde_json::Value;
+    let Some(Value::Object(properties)) = schema.get_mut("properties") else { return };
+    let injected: Vec<String> =
+        properties.iter().filter(|(_, p)| p.get(NOT_AN_ARGUMENT).is_some()).map(|(name, _)| name.clone()).collect();
+    if injected.is_empty() {
+        return;
+    }
+    properties.retain(|name, _| !injected.contains(name));
+    if let Some(Value::Array(required)) = schema.get_mut("required") {
+        required.retain(|name| !name.as_str().is_some_and(|n| injected.iter().any(|i| i == n)));
+        if required.is_empty() {
+            schema.remove("required");
+        }
+    }
+}
+
 /// The input schema of a tool whose arguments deserialize into `T` (a generated struct).
+/// Injected parameters' fields are left out.
 pub fn input_schema_for<T: JsonSchema>() -> Map<String, Value> {
     let mut map = root_schema_for::<T>();
+    drop_injected(&mut map);
     map.entry("properties").or_insert_with(|| Value::Object(Map::new()));
     map
 }

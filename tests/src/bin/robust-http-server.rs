@@ -1,13 +1,9 @@
-//! The robustness tests' server over Streamable HTTP, in a process of its own so a test can
-//! read its memory from `/proc` (`tests/tests/hostile_memory.rs`). Listens on a free loopback
-//! port and writes its address as the first line of stdout; runs until killed.
-
-use mcp_runtime::http::HttpConfig;
+//! The robustness tests' server over Streamable HTTP, as a process (`tests/tests/hostile_http.rs`
+//! runs it under a small file-descriptor limit): `mcp_tests::robust`'s tools on a free port of
+//! 127.0.0.1, which its log (stderr) names.
 
 #[mcp_runtime::main]
 async fn main() -> mcp_runtime::Result<()> {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    println!("{}", listener.local_addr()?);
-    let service = mcp_tests::robust::server().into_http_service(HttpConfig::default())?;
-    service.serve(listener, std::future::pending()).await
+    mcp_runtime::logging::init();
+    mcp_tests::robust::server().serve_http("127.0.0.1:0").await
 }

@@ -173,7 +173,7 @@ fn quotable(text: &str) -> String {
 
 /// Who owns a session: the issuer of the token that started it and whom it was issued for (a
 /// user or a client acting for itself: never equal, whatever their names).
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(super) struct SessionOwner {
     issuer: Option<String>,
     principal: Principal,

@@ -30,6 +30,10 @@ pub struct HttpConfig {
     pub(super) origins: AllowList,
     pub(super) idle_timeout: Duration,
     pub(super) max_sessions: usize,
+    pub(super) max_sessions_per_client: Option<usize>,
+    pub(super) handshake_timeout: Duration,
+    pub(super) body_timeout: Duration,
+    pub(super) max_connections: usize,
     pub(super) sse_retry: Duration,
     pub(super) replay_buffer: usize,
     pub(super) keep_alive: Option<Duration>,
@@ -62,6 +66,10 @@ impl Default for HttpConfig {
             origins: AllowList::loopback(),
             idle_timeout: Duration::from_secs(30 * 60),
             max_sessions: 10_000,
+            max_sessions_per_client: None,
+            handshake_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
+            max_connections: 1_000,
             sse_retry: Duration::from_secs(1),
             replay_buffer: 1024,
             keep_alive: Some(Duration::from_secs(15)),
@@ -120,6 +128,49 @@ impl HttpConfig {
     pub fn max_sessions(mut self, max: usize) -> Self {
         self.max_sessions = max;
         self
+    }
+
+    /// The most sessions one client may hold at once (default: a tenth of
+    /// [`max_sessions`](Self::max_sessions), so 1 000), so that one client cannot fill the
+    /// table for everyone; a new `initialize` beyond that gets 429. A client is the peer's IP
+    /// address (an IPv6 address by its /64 prefix), or with [`auth`](Self::auth) the user its
+    /// token names. Every client behind one proxy or NAT shares one address: raise this when
+    /// that is how yours arrive. A service you mount yourself learns the peer from a
+    /// [`SocketAddr`](std::net::SocketAddr) request extension; without one only the
+    /// table's cap applies.
+    pub fn max_sessions_per_client(mut self, max: usize) -> Self {
+        self.max_sessions_per_client = Some(max.max(1));
+        self
+    }
+
+    /// Ends a new session that no request uses within this time of its `initialize` (default
+    /// 10 s): a client sends `notifications/initialized` right after the handshake, so a
+    /// session without it only holds a place in the table.
+    pub fn handshake_timeout(mut self, timeout: Duration) -> Self {
+        self.handshake_timeout = timeout;
+        self
+    }
+
+    /// How long a client may take to send a request's body once its headers are in (default
+    /// 30 s, as hyper's limit on the headers); then it gets 408 and its connection is closed, so a
+    /// body sent a byte at a time cannot hold a connection forever.
+    pub fn body_timeout(mut self, timeout: Duration) -> Self {
+        self.body_timeout = timeout;
+        self
+    }
+
+    /// The most connections [`serve`](super::McpHttpService::serve) keeps open at once (default
+    /// 1 000). Beyond it, new connections wait in the listener's backlog until one closes (the
+    /// log says so at most once every 10 s). Keep it below the process's file-descriptor limit
+    /// (`ulimit -n`); an SSE stream holds its connection for as long as the client listens.
+    pub fn max_connections(mut self, max: usize) -> Self {
+        self.max_connections = max.max(1);
+        self
+    }
+
+    /// The cap of [`max_sessions_per_client`](Self::max_sessions_per_client), once defaulted.
+    pub(super) fn sessions_per_client(&self) -> usize {
+        self.max_sessions_per_client.unwrap_or((self.max_sessions / 10).max(1))
     }
 
     /// How long a client should wait before reconnecting to a stream the server closed (the

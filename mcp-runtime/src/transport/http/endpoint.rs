@@ -3,13 +3,13 @@
 
 use super::body::{self, Answer};
 use super::headers::{
-    Accepts, Failure, LAST_EVENT_ID, SESSION_ID, bad_request, check_protocol_version, header, is_json,
+    Accepts, Failure, LAST_EVENT_ID, SESSION_ID, bad_request, check_content_type, check_protocol_version, header,
     names_stateless_version,
 };
 use super::policy::Route;
 use super::service::Inner;
 use super::session::HttpSession;
-use super::sessions::{self, Refused};
+use super::sessions::{self, Client, Refused};
 use super::{code, security, sse, stateless};
 use crate::clip::clip;
 use crate::engine::encode_rejected;
@@ -18,8 +18,9 @@ use crate::message::{self, Message};
 use crate::session::outgoing::Kind;
 use http_body_util::{BodyExt as _, Limited};
 use hyper::body::Body;
-use hyper::header::{ALLOW, CONTENT_LENGTH, HeaderMap, HeaderValue};
+use hyper::header::{ALLOW, CONNECTION, CONTENT_LENGTH, HeaderMap, HeaderValue};
 use hyper::{Method, Request, StatusCode};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
@@ -33,8 +34,8 @@ impl Inner {
         let (parts, body) = request.into_parts();
         let config = &self.config;
         if let Err(refusal) = security::check(&config.hosts, &config.origins, &parts.uri, &parts.headers) {
-            tracing::warn!(host = ?parts.headers.get(hyper::header::HOST), origin = ?parts.headers.get(hyper::header::ORIGIN), "{refusal}");
-            return body::error(StatusCode::FORBIDDEN, code::BAD_REQUEST, refusal);
+            tracing::warn!(host = ?parts.headers.get(hyper::header::HOST), origin = ?parts.headers.get(hyper::header::ORIGIN), "{}", refusal.message);
+            return body::error(refusal.status, code::BAD_REQUEST, refusal.message);
         }
         #[cfg(feature = "auth")]
         if let Some(answer) = self.guard.as_ref().and_then(|guard| guard.metadata(&parts.method, parts.uri.path())) {
@@ -64,7 +65,7 @@ impl Inner {
     {
         let stateless_client = names_stateless_version(&parts.headers);
         match parts.method {
-            Method::POST => self.post(&parts.headers, body, stateless_client).await,
+            Method::POST => self.post(&parts, body, stateless_client).await,
             Method::GET | Method::DELETE if stateless_client => {
                 let message = "Method Not Allowed: 2026-07-28 clients only POST to the MCP endpoint";
                 let mut answer = body::error(StatusCode::METHOD_NOT_ALLOWED, code::BAD_REQUEST, message);
@@ -109,20 +110,20 @@ impl Inner {
     }
 
     /// `stateless_client`: the headers name a 2026-07-28 version.
-    async fn post<B>(&self, headers: &HeaderMap, body: B, stateless_client: bool) -> Answer
+    async fn post<B>(&self, parts: &hyper::http::request::Parts, body: B, stateless_client: bool) -> Answer
     where
         B: Body + Send + 'static,
         B::Data: Send,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
+        let headers = &parts.headers;
         let accepts = Accepts::of(headers);
         if !accepts.json && !accepts.sse {
             let message = "Not Acceptable: the client must accept application/json or text/event-stream";
             return body::error(StatusCode::NOT_ACCEPTABLE, code::BAD_REQUEST, message);
         }
-        if !is_json(headers) {
-            let message = "Unsupported Media Type: the body must be one JSON-RPC message as application/json";
-            return body::error(StatusCode::UNSUPPORTED_MEDIA_TYPE, code::BAD_REQUEST, message);
+        if let Err(failure) = check_content_type(headers) {
+            return failure.answer();
         }
         let limit = self.core.settings.max_message_size;
         let too_large = || {
@@ -133,10 +134,12 @@ impl Inner {
         if declared.is_some_and(|length| length > limit as u64) {
             return too_large();
         }
-        let bytes = match Limited::new(body, limit).collect().await {
-            Ok(collected) => collected.to_bytes(),
-            Err(err) if err.is::<http_body_util::LengthLimitError>() => return too_large(),
-            Err(err) => return bad_request(format!("Bad Request: reading the body failed: {err}")),
+        let read = tokio::time::timeout(self.config.body_timeout, Limited::new(body, limit).collect());
+        let bytes = match read.await {
+            Ok(Ok(collected)) => collected.to_bytes(),
+            Ok(Err(err)) if err.is::<http_body_util::LengthLimitError>() => return too_large(),
+            Ok(Err(err)) => return bad_request(format!("Bad Request: reading the body failed: {err}")),
+            Err(_) => return self.body_timed_out(),
         };
 
         // Decoded once: every decision below, and the engine, read this one value.
@@ -153,7 +156,7 @@ impl Inner {
         let is_request = match self.admit(headers, &message, stateless_client) {
             Route::Refused(refusal) => return refusal,
             Route::Stateless => return stateless::post(&self.core, message, accepts).await,
-            Route::Initialize => return self.initialize(message, accepts).await,
+            Route::Initialize => return self.initialize(message, accepts, client_of(&parts.extensions)).await,
             Route::Session { is_request } => is_request,
         };
         let session = match self.session(headers) {
@@ -191,11 +194,22 @@ impl Inner {
         body::empty(StatusCode::ACCEPTED) // cancelled by the client: no answer
     }
 
+    /// 408 for a body still incomplete after the body timeout, closing the connection: what
+    /// is left of the body would otherwise be read as the next request.
+    fn body_timed_out(&self) -> Answer {
+        let timeout = self.config.body_timeout;
+        tracing::debug!("a request body took longer than {timeout:?}; closing its connection");
+        let message = format!("Request Timeout: the body must arrive within {timeout:?}");
+        let mut answer = body::error(StatusCode::REQUEST_TIMEOUT, code::BAD_REQUEST, message);
+        answer.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));
+        answer
+    }
+
     /// `initialize` without a session id: a new session, kept if the handshake succeeds.
-    async fn initialize(&self, message: Message<'_>, accepts: Accepts) -> Answer {
-        match self.sessions.admits() {
+    async fn initialize(&self, message: Message<'_>, accepts: Accepts, client: Client) -> Answer {
+        match self.sessions.admits(&client) {
             Ok(()) => {}
-            Err(refused) => return unavailable(refused),
+            Err(refused) => return session_refused(refused),
         }
         let id = match sessions::new_session_id() {
             Ok(id) => id,
@@ -228,8 +242,8 @@ impl Inner {
         };
         if succeeded {
             let header = HeaderValue::from_str(&session.id);
-            if let Err(refused) = self.sessions.insert(Arc::clone(&session)) {
-                return unavailable(refused);
+            if let Err(refused) = self.sessions.insert(Arc::clone(&session), client) {
+                return session_refused(refused);
             }
             if let Ok(value) = header {
                 answer.headers_mut().insert(SESSION_ID, value);
@@ -287,10 +301,24 @@ impl Inner {
     }
 }
 
-fn unavailable(refused: Refused) -> Answer {
-    let message = match refused {
-        Refused::Full => "Service Unavailable: too many sessions; try again later",
-        Refused::ShuttingDown => "Service Unavailable: the server is shutting down",
+/// The answer to an `initialize` the session table refused.
+fn session_refused(refused: Refused) -> Answer {
+    let (status, message) = match refused {
+        Refused::Full => (StatusCode::SERVICE_UNAVAILABLE, "Service Unavailable: too many sessions; try again later"),
+        Refused::ClientShare => {
+            (StatusCode::TOO_MANY_REQUESTS, "Too Many Requests: this client holds too many sessions; end some first")
+        }
+        Refused::ShuttingDown => (StatusCode::SERVICE_UNAVAILABLE, "Service Unavailable: the server is shutting down"),
     };
-    body::error(StatusCode::SERVICE_UNAVAILABLE, code::BAD_REQUEST, message)
+    body::error(status, code::BAD_REQUEST, message)
+}
+
+/// Whom a new session counts against: the caller's token (feature `auth`), else the peer's
+/// address, which [`serve`](super::McpHttpService::serve) puts in each request's extensions.
+fn client_of(extensions: &hyper::http::Extensions) -> Client {
+    #[cfg(feature = "auth")]
+    if let Some(caller) = crate::auth::current_caller() {
+        return Client::User(super::auth::SessionOwner::of(&caller));
+    }
+    Client::at(extensions.get::<SocketAddr>().map(SocketAddr::ip))
 }

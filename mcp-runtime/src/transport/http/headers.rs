@@ -3,6 +3,7 @@
 
 use super::body::{self, Answer};
 use super::code;
+use super::media::{self, NotJson};
 use crate::protocol::ProtocolVersion;
 use hyper::StatusCode;
 use hyper::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
@@ -11,7 +12,7 @@ pub(super) const SESSION_ID: &str = "mcp-session-id";
 pub(super) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 pub(super) const LAST_EVENT_ID: &str = "last-event-id";
 
-/// What the client's `Accept` header lets the server answer with.
+/// What the client's `Accept` headers let the server answer with.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Accepts {
     pub json: bool,
@@ -19,31 +20,35 @@ pub(super) struct Accepts {
 }
 
 impl Accepts {
-    /// No `Accept` header accepts anything.
+    /// Read as media ranges with q-values ([`media::accepted`]); no `Accept` header accepts
+    /// nothing (the spec requires clients to send one; the reference servers answer 406).
     pub fn of(headers: &HeaderMap) -> Self {
-        let mut accepts = Self { json: false, sse: false };
-        let mut any_header = false;
-        for value in headers.get_all(ACCEPT) {
-            any_header = true;
-            for item in value.to_str().unwrap_or_default().split(',') {
-                let media = item.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
-                match media.as_str() {
-                    "*/*" => accepts = Self { json: true, sse: true },
-                    "application/json" | "application/*" => accepts.json = true,
-                    "text/event-stream" | "text/*" => accepts.sse = true,
-                    _ => {}
-                }
-            }
-        }
-        if any_header { accepts } else { Self { json: true, sse: true } }
+        let values = headers.get_all(ACCEPT).iter().map(|v| v.to_str().unwrap_or_default());
+        let [json, sse] = media::accepted(values, ["application/json", "text/event-stream"]);
+        Self { json, sse }
     }
 }
 
-pub(super) fn is_json(headers: &HeaderMap) -> bool {
-    headers
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(';').next().unwrap_or_default().trim().eq_ignore_ascii_case("application/json"))
+/// The body must be `application/json` (in UTF-8, if a charset is named): 415 otherwise, and
+/// 400 for two `Content-Type` headers.
+pub(super) fn check_content_type(headers: &HeaderMap) -> Result<(), Failure> {
+    let mut values = headers.get_all(CONTENT_TYPE).iter();
+    let (first, second) = (values.next(), values.next());
+    if second.is_some() {
+        return Err(Failure::bad_request("Bad Request: more than one Content-Type header"));
+    }
+    let unsupported = |message: &str| Failure {
+        status: StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        code: code::BAD_REQUEST,
+        message: message.to_owned(),
+    };
+    let content_type = first.and_then(|v| v.to_str().ok()).unwrap_or_default();
+    media::check_json(content_type).map_err(|not_json| match not_json {
+        NotJson::OtherType => {
+            unsupported("Unsupported Media Type: the body must be one JSON-RPC message as application/json")
+        }
+        NotJson::Charset => unsupported("Unsupported Media Type: JSON-RPC messages must be encoded in UTF-8"),
+    })
 }
 
 pub(super) fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {

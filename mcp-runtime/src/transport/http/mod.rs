@@ -11,14 +11,15 @@
 //! | Module | Owns |
 //! |---|---|
 //! | `service.rs` | [`McpHttpService`]: the hyper and tower `Service`, shutdown |
-//! | `serve.rs` | the accept loop, graceful shutdown, the idle-session sweeper |
+//! | `serve.rs` | the accept loop and its cap on open connections, graceful shutdown, the session sweeper |
 //! | `endpoint.rs` | the endpoint's methods: `POST` (sessions), `GET`, `DELETE` |
 //! | `policy.rs` | what is decided on a decoded message before the engine runs it: scopes, mirrored headers, the era |
 //! | `headers.rs` | reading the request's headers: `Accept`, `Content-Type`, `MCP-Protocol-Version` |
+//! | `media.rs` | media types: `Accept` ranges and their q-values, `Content-Type` and its charset |
 //! | `stateless.rs` | 2026-07-28 `POST`s: no session, the status of an error answer |
 //! | `config.rs` | [`HttpConfig`] |
 //! | `security.rs` | the Origin/Host allow-lists (DNS-rebinding protection) |
-//! | `sessions.rs` | the session table: ids, the cap, the idle timeout |
+//! | `sessions.rs` | the session table: ids, the caps (in all, per client), the handshake and idle timeouts |
 //! | `session.rs` | one session: its engine connection and its streams |
 //! | `sse.rs` | event encoding, event ids, the per-stream replay log |
 //! | `body.rs` | [`McpBody`] and the shapes of the answers |
@@ -31,6 +32,7 @@ mod body;
 mod config;
 mod endpoint;
 mod headers;
+mod media;
 mod policy;
 mod security;
 mod serve;

@@ -2,41 +2,97 @@
 //! of [`HttpConfig`](super::HttpConfig).
 
 use super::config::AllowList;
-use hyper::header::{HOST, ORIGIN};
-use hyper::{HeaderMap, Uri};
+use hyper::header::{HOST, HeaderName, HeaderValue, ORIGIN};
+use hyper::http::uri::Authority;
+use hyper::{HeaderMap, StatusCode, Uri};
 
 const LOOPBACK: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
 
-/// Why a request is refused (the message of the 403 answer).
-pub(super) type Refusal = &'static str;
+/// Why a request is refused: the status and message of the answer.
+pub(super) struct Refusal {
+    pub status: StatusCode,
+    pub message: &'static str,
+}
+
+const HOST_NOT_ALLOWED: Refusal =
+    Refusal { status: StatusCode::FORBIDDEN, message: "Forbidden: the Host header is not allowed" };
+const ORIGIN_NOT_ALLOWED: Refusal =
+    Refusal { status: StatusCode::FORBIDDEN, message: "Forbidden: the Origin header is not allowed" };
 
 /// Checks the request's host (its URI authority, else the `Host` header) and, when present,
-/// its `Origin`.
+/// its `Origin`. Two `Host` headers are a 400 (RFC 9112 §3.2) and two `Origin` headers a 403,
+/// whatever the allow-lists: which one counts would be a guess.
 pub(super) fn check(hosts: &AllowList, origins: &AllowList, uri: &Uri, headers: &HeaderMap) -> Result<(), Refusal> {
+    let host = only(headers, HOST)
+        .map_err(|()| Refusal { status: StatusCode::BAD_REQUEST, message: "Bad Request: more than one Host header" })?;
+    let origin = only(headers, ORIGIN)
+        .map_err(|()| Refusal { status: StatusCode::FORBIDDEN, message: "Forbidden: more than one Origin header" })?;
     if !hosts.any {
-        let host = uri.authority().map(|a| a.as_str()).or_else(|| headers.get(HOST).and_then(|h| h.to_str().ok()));
-        match host {
-            Some(host) if host_allowed(hosts, host) => {}
-            _ => return Err("Forbidden: the Host header is not allowed"),
+        let host = uri.authority().map(Authority::as_str).or_else(|| host.and_then(|h| h.to_str().ok()));
+        if !host.is_some_and(|host| host_allowed(hosts, host)) {
+            return Err(HOST_NOT_ALLOWED);
         }
     }
     if !origins.any
-        && let Some(origin) = headers.get(ORIGIN)
+        && let Some(origin) = origin
+        && !origin.to_str().is_ok_and(|origin| origin_allowed(origins, origin))
     {
-        match origin.to_str() {
-            Ok(origin) if origin_allowed(origins, origin) => {}
-            _ => return Err("Forbidden: the Origin header is not allowed"),
-        }
+        return Err(ORIGIN_NOT_ALLOWED);
     }
     Ok(())
 }
 
+/// The one value of header `name`, `None` without one; `Err` for two or more.
+fn only(headers: &HeaderMap, name: HeaderName) -> Result<Option<&HeaderValue>, ()> {
+    let mut values = headers.get_all(name).iter();
+    match (values.next(), values.next()) {
+        (first, None) => Ok(first),
+        (Some(_), Some(_)) | (None, Some(_)) => Err(()),
+    }
+}
+
+/// A `Host` value (`uri-host [ ":" port ]`, RFC 9110 §7.2) as its name (in the value's case)
+/// and port. `None` unless it is exactly that: no user info, nothing after a bracketed IPv6
+/// address but its port (`[::1].evil.com` is refused, where a bracket-aware split would read
+/// `[::1]`), a port that is a number.
+fn parse_host(host: &str) -> Option<(&str, Option<u16>)> {
+    let host = host.trim();
+    let authority: Authority = host.parse().ok()?;
+    let name = &host[..authority.host().len()];
+    if host.contains('@') || name.is_empty() {
+        return None;
+    }
+    let port = match &host[name.len()..] {
+        "" => None,
+        rest => {
+            let port = rest.strip_prefix(':')?;
+            if port.is_empty() || !port.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            Some(port.parse::<u16>().ok()?)
+        }
+    };
+    let well_formed = match name.strip_prefix('[') {
+        Some(bracketed) => bracketed.strip_suffix(']').is_some_and(|ip| ip.parse::<std::net::Ipv6Addr>().is_ok()),
+        None => !name.contains(['[', ']', '%']),
+    };
+    well_formed.then_some((name, port))
+}
+
+fn is_loopback(name: &str) -> bool {
+    LOOPBACK.iter().any(|loopback| loopback.eq_ignore_ascii_case(name))
+}
+
 /// `host` is `name` or `name:port`, where `name` may be a bracketed IPv6 address.
 fn host_allowed(list: &AllowList, host: &str) -> bool {
-    let host = host.trim().to_ascii_lowercase();
-    let name = host_name(&host);
-    (list.loopback && LOOPBACK.contains(&name))
-        || list.extra.iter().any(|allowed| allowed == &host || (!has_port(allowed) && allowed == name))
+    let Some((name, port)) = parse_host(host) else { return false };
+    (list.loopback && is_loopback(name))
+        || list.extra.iter().any(|allowed| match parse_host(allowed) {
+            Some((allowed_name, allowed_port)) => {
+                allowed_name.eq_ignore_ascii_case(name) && (allowed_port.is_none() || allowed_port == port)
+            }
+            None => false,
+        })
 }
 
 /// `origin` is `scheme://host[:port]`.
@@ -46,25 +102,9 @@ fn origin_allowed(list: &AllowList, origin: &str) -> bool {
         return true;
     }
     let Some((scheme, authority)) = origin.split_once("://") else { return false };
-    list.loopback && matches!(scheme, "http" | "https") && LOOPBACK.contains(&host_name(authority))
-}
-
-/// The name part of `name[:port]`.
-fn host_name(host: &str) -> &str {
-    if host.starts_with('[') {
-        return match host.find(']') {
-            Some(end) => &host[..=end],
-            None => host,
-        };
-    }
-    match host.rsplit_once(':') {
-        Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name,
-        _ => host,
-    }
-}
-
-fn has_port(host: &str) -> bool {
-    host_name(host).len() != host.len()
+    list.loopback
+        && matches!(scheme, "http" | "https")
+        && parse_host(authority).is_some_and(|(name, _)| is_loopback(name))
 }
 
 #[cfg(test)]
@@ -84,6 +124,22 @@ mod tests {
         for host in ["evil.example.com", "evil.example.com:3000", "localhost.evil.com", "127.0.0.2", "[::2]:1", ""] {
             assert!(!host_allowed(&list, host), "{host}");
         }
+        // What a bracket-aware split of `name[:port]` took for `[::1]`.
+        for host in [
+            "[::1].evil.com",
+            "[::1]evil",
+            "[::1]:80.evil.com",
+            "[::1]:",
+            "localhost:",
+            "localhost:99999",
+            "localhost:+1",
+            "user@localhost",
+            "localhost/x",
+            "[::1%25eth0]",
+            "[localhost]",
+        ] {
+            assert!(!host_allowed(&list, host), "{host}");
+        }
     }
 
     #[test]
@@ -97,12 +153,36 @@ mod tests {
     }
 
     #[test]
+    fn two_hosts_or_two_origins_are_refused() {
+        let (hosts, origins, uri) = (list(&[]), list(&[]), Uri::from_static("/mcp"));
+        let mut headers = HeaderMap::new();
+        headers.append(HOST, HeaderValue::from_static("localhost"));
+        assert!(check(&hosts, &origins, &uri, &headers).is_ok());
+        headers.append(HOST, HeaderValue::from_static("localhost"));
+        assert_eq!(check(&hosts, &origins, &uri, &headers).err().map(|r| r.status), Some(StatusCode::BAD_REQUEST));
+        headers.remove(HOST);
+        headers.append(HOST, HeaderValue::from_static("localhost"));
+        headers.append(ORIGIN, HeaderValue::from_static("http://localhost"));
+        assert!(check(&hosts, &origins, &uri, &headers).is_ok());
+        headers.append(ORIGIN, HeaderValue::from_static("http://localhost"));
+        assert_eq!(check(&hosts, &origins, &uri, &headers).err().map(|r| r.status), Some(StatusCode::FORBIDDEN));
+    }
+
+    #[test]
     fn origins() {
         let list = list(&["https://app.example.com"]);
         for origin in ["http://localhost:5173", "https://127.0.0.1", "http://[::1]:80", "https://app.example.com/"] {
             assert!(origin_allowed(&list, origin), "{origin}");
         }
-        for origin in ["http://evil.example.com", "null", "file://localhost", "https://app.example.com:444", ""] {
+        for origin in [
+            "http://evil.example.com",
+            "null",
+            "file://localhost",
+            "https://app.example.com:444",
+            "",
+            "http://[::1].evil.com",
+            "http://localhost@evil.com",
+        ] {
             assert!(!origin_allowed(&list, origin), "{origin}");
         }
     }

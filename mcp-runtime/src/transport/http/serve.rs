@@ -1,5 +1,5 @@
-//! Serving the endpoint on a listener: the accept loop, graceful shutdown, and the sweeper
-//! that ends idle sessions.
+//! Serving the endpoint on a listener: the accept loop (with its cap on open connections),
+//! graceful shutdown, and the sweeper that ends idle and unfinished sessions.
 
 #[cfg(feature = "tls")]
 use super::TlsConfig;
@@ -10,8 +10,9 @@ use crate::core::ServerCore;
 use crate::error::{Error, ErrorKind, Result};
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
 
 impl McpHttpService {
     /// Serves connections from `listener` until `shutdown` resolves, then shuts down
@@ -56,15 +57,36 @@ impl McpHttpService {
         let mut http = hyper::server::conn::http1::Builder::new();
         http.timer(hyper_util::rt::TokioTimer::new());
         let sweeper = tokio::spawn(sweep_idle_sessions(Arc::downgrade(&self.inner)));
+        let max_connections = self.inner.config.max_connections;
+        let open = Arc::new(Semaphore::new(max_connections));
+        let mut at_cap = ThrottledWarning::default();
+        let mut accept_failed = ThrottledWarning::default();
         tokio::pin!(shutdown);
         loop {
+            // A place for the next connection: past the cap, new connections wait in the
+            // listener's backlog until one closes.
+            let place = match Arc::clone(&open).try_acquire_owned() {
+                Ok(place) => place,
+                Err(_) => {
+                    at_cap.warn(format_args!(
+                        "{max_connections} connections open (HttpConfig::max_connections); new ones wait"
+                    ));
+                    tokio::select! {
+                        place = Arc::clone(&open).acquire_owned() => match place {
+                            Ok(place) => place,
+                            Err(_) => break, // never closed
+                        },
+                        () = &mut shutdown => break,
+                    }
+                }
+            };
             tokio::select! {
                 accepted = listener.accept() => {
-                    let stream = match accepted {
-                        Ok((stream, _)) => stream,
+                    let (stream, peer) = match accepted {
+                        Ok(accepted) => accepted,
                         Err(err) => {
                             // Out of file descriptors, or a connection reset before accept.
-                            tracing::warn!("accepting a connection failed: {err}");
+                            accept_failed.warn(format_args!("accepting a connection failed: {err}"));
                             tokio::time::sleep(Duration::from_millis(50)).await;
                             continue;
                         }
@@ -77,8 +99,9 @@ impl McpHttpService {
                     if let Some(acceptor) = &tls {
                         // The handshake runs on the connection's task, not in the accept loop.
                         let (acceptor, watcher, http, service) =
-                            (acceptor.clone(), graceful.watcher(), http.clone(), self.clone());
+                            (acceptor.clone(), graceful.watcher(), http.clone(), self.for_peer(peer));
                         tokio::spawn(async move {
+                            let _place = place;
                             let Some(stream) = tls::handshake(&acceptor, stream).await else { return };
                             let connection = http.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
                             if let Err(err) = watcher.watch(connection).await {
@@ -87,9 +110,10 @@ impl McpHttpService {
                         });
                         continue;
                     }
-                    let connection = http.serve_connection(hyper_util::rt::TokioIo::new(stream), self.clone());
+                    let connection = http.serve_connection(hyper_util::rt::TokioIo::new(stream), self.for_peer(peer));
                     let connection = graceful.watch(connection);
                     tokio::spawn(async move {
+                        let _place = place;
                         if let Err(err) = connection.await {
                             tracing::debug!("HTTP connection ended: {err}");
                         }
@@ -112,14 +136,39 @@ impl McpHttpService {
     }
 }
 
-/// Ends idle sessions even when no request comes to do it.
+/// How often a warning of the accept loop may be logged: a loop that fails or waits on every
+/// attempt must not flood the log (it once logged every 50 ms while out of file descriptors).
+const WARNING_INTERVAL: Duration = Duration::from_secs(10);
+
+/// A warning logged at most once per [`WARNING_INTERVAL`], saying how many were held back.
+#[derive(Default)]
+struct ThrottledWarning {
+    last: Option<Instant>,
+    held_back: u64,
+}
+
+impl ThrottledWarning {
+    fn warn(&mut self, message: std::fmt::Arguments<'_>) {
+        let now = Instant::now();
+        if self.last.is_some_and(|last| now.saturating_duration_since(last) < WARNING_INTERVAL) {
+            self.held_back += 1;
+            return;
+        }
+        match std::mem::take(&mut self.held_back) {
+            0 => tracing::warn!("{message}"),
+            held_back => tracing::warn!("{message} (and {held_back} more times since the last such warning)"),
+        }
+        self.last = Some(now);
+    }
+}
+
+/// Ends idle sessions, and sessions whose handshake was never completed, even when no
+/// request comes to do it.
 async fn sweep_idle_sessions(inner: std::sync::Weak<super::service::Inner>) {
-    let Some(interval) =
-        inner.upgrade().map(|i| (i.config.idle_timeout / 10).clamp(Duration::from_millis(10), Duration::from_secs(60)))
-    else {
+    let Some(interval) = inner.upgrade().map(|inner| inner.sessions.tick_interval()) else {
         return;
     };
-    super::sse::every(interval, inner, |inner| inner.sessions.sweep()).await;
+    super::sse::every(interval, inner, |inner| inner.sessions.tick()).await;
 }
 
 /// [`Server::serve_http`](crate::Server::serve_http) and friends: binds, serves, stops.

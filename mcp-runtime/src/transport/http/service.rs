@@ -1,6 +1,6 @@
 //! [`McpHttpService`]: the endpoint as a hyper and tower `Service`, and its shutdown.
 
-use super::sessions::Sessions;
+use super::sessions::{Limits, Sessions};
 use super::sse::{KeepAlive, StreamSettings};
 use super::{HttpConfig, McpBody};
 use crate::core::ServerCore;
@@ -8,6 +8,7 @@ use hyper::body::Body;
 use hyper::{Request, Response};
 use std::convert::Infallible;
 use std::future::Future;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
@@ -48,11 +49,16 @@ use std::task::Poll;
 /// # }
 /// ```
 ///
-/// Serving it yourself, call [`shutdown`](Self::shutdown) when you stop, so requests in
+/// Serving it yourself, insert the peer's [`SocketAddr`] into each request's extensions (axum:
+/// a middleware copying `ConnectInfo`), so [`HttpConfig::max_sessions_per_client`] knows
+/// whom a session belongs to, and call [`shutdown`](Self::shutdown) when you stop, so requests in
 /// flight can finish and open streams end.
 #[derive(Clone)]
 pub struct McpHttpService {
     pub(super) inner: Arc<Inner>,
+    /// The peer of the connection this clone serves ([`serve`](Self::serve) makes one per
+    /// connection), added to each request's extensions.
+    peer: Option<SocketAddr>,
 }
 
 impl std::fmt::Debug for McpHttpService {
@@ -78,10 +84,16 @@ impl McpHttpService {
             retry: config.sse_retry,
             keep_alive: config.keep_alive.map(KeepAlive::new),
         };
-        let sessions = Sessions::new(config.max_sessions, config.idle_timeout);
+        let sessions = Sessions::new(Limits {
+            max: config.max_sessions,
+            per_client: config.sessions_per_client(),
+            idle_timeout: config.idle_timeout,
+            handshake_timeout: config.handshake_timeout,
+        });
         #[cfg(feature = "auth")]
         let guard = config.auth.as_ref().map(|auth| super::auth::Guard::new(auth, &config.path));
         Self {
+            peer: None,
             inner: Arc::new(Inner {
                 core,
                 config,
@@ -91,6 +103,11 @@ impl McpHttpService {
                 guard,
             }),
         }
+    }
+
+    /// This service for one connection from `peer`, whose requests then carry its address.
+    pub(super) fn for_peer(&self, peer: SocketAddr) -> Self {
+        Self { inner: Arc::clone(&self.inner), peer: Some(peer) }
     }
 
     /// How many sessions are open.
@@ -119,7 +136,10 @@ where
     type Error = Infallible;
     type Future = Pin<Box<dyn Future<Output = Result<Response<McpBody>, Infallible>> + Send>>;
 
-    fn call(&self, request: Request<B>) -> Self::Future {
+    fn call(&self, mut request: Request<B>) -> Self::Future {
+        if let Some(peer) = self.peer {
+            request.extensions_mut().insert(peer);
+        }
         let inner = Arc::clone(&self.inner);
         Box::pin(async move { Ok(inner.handle(request).await) })
     }

@@ -1,0 +1,339 @@
+//! Hostile clients over Streamable HTTP (issue 15), on real sockets: headers parsed strictly
+//! (ambiguous or unacceptable forms refused), slow clients cut off, open connections capped,
+//! and the session table shared fairly. Raw requests go through a plain `TcpStream`, so the
+//! test controls every byte (two `Host` headers, a body sent a byte at a time).
+
+use mcp_runtime::http::{HttpConfig, McpHttpService};
+use mcp_tests::HttpClient;
+use mcp_tests::http::logged_address;
+use mcp_tests::robust::server;
+use std::net::SocketAddr;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::net::TcpStream;
+use tokio::sync::oneshot;
+
+/// A server on a free port, stopped when dropped.
+struct Running {
+    address: SocketAddr,
+    service: McpHttpService,
+    _stop: oneshot::Sender<()>,
+}
+
+async fn start(config: HttpConfig) -> Running {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let service = server().shutdown_grace(Duration::from_millis(50)).into_http_service(config).unwrap();
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(service.clone().serve(listener, async {
+        let _ = stopped.await;
+    }));
+    Running { address, service, _stop: stop }
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"hostile","version":"0"}}}"#;
+
+/// Sends `head` (the request line and headers, without the blank line) and `body` on a new
+/// connection; returns the status code of the answer.
+async fn raw_status(address: SocketAddr, head: &str, body: &str) -> u16 {
+    let stream = TcpStream::connect(address).await.unwrap();
+    status_of(&raw(stream, head, body).await)
+}
+
+/// Sends `head` and `body` on `stream`; returns the whole answer.
+async fn raw(mut stream: TcpStream, head: &str, body: &str) -> String {
+    let request = format!("{head}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
+    stream.write_all(request.as_bytes()).await.unwrap();
+    read_to_end(&mut stream).await
+}
+
+/// A connection to `address` from the loopback address `from` (all of 127.0.0.0/8 is local on
+/// Linux), so one test can be several clients.
+async fn connect_from(from: [u8; 4], address: SocketAddr) -> TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(SocketAddr::from((from, 0))).unwrap();
+    socket.connect(address).await.unwrap()
+}
+
+const POST_HEAD: &str = "POST /mcp HTTP/1.1\r\nhost: localhost\r\naccept: application/json, text/event-stream\r\ncontent-type: application/json";
+
+/// `initialize` from `from`; the status and the session id.
+async fn initialize_from(from: [u8; 4], address: SocketAddr) -> (u16, Option<String>) {
+    let answer = raw(connect_from(from, address).await, POST_HEAD, INITIALIZE).await;
+    let session = answer
+        .lines()
+        .find_map(|line| line.to_ascii_lowercase().strip_prefix("mcp-session-id:").map(|id| id.trim().to_owned()));
+    (status_of(&answer), session)
+}
+
+/// POSTs `body` on session `session`; the status.
+async fn post_on(address: SocketAddr, session: &str, body: &str) -> u16 {
+    let head = format!("{POST_HEAD}\r\nmcp-session-id: {session}\r\nmcp-protocol-version: 2025-11-25");
+    raw_status(address, &head, body).await
+}
+
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+async fn read_to_end(stream: &mut TcpStream) -> String {
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut answer))
+        .await
+        .expect("the server answers and closes")
+        .unwrap();
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+fn status_of(answer: &str) -> u16 {
+    answer.split(' ').nth(1).and_then(|code| code.parse().ok()).unwrap_or_else(|| panic!("no status in {answer:?}"))
+}
+
+/// A POST of `initialize` with the usual headers, then `extra` header lines.
+async fn post_initialize(address: SocketAddr, host: &str, extra: &[&str]) -> u16 {
+    let mut head = format!("POST /mcp HTTP/1.1\r\nhost: {host}");
+    if !extra.iter().any(|line| line.to_ascii_lowercase().starts_with("accept:")) {
+        head.push_str("\r\naccept: application/json, text/event-stream");
+    }
+    if !extra.iter().any(|line| line.to_ascii_lowercase().starts_with("content-type:")) {
+        head.push_str("\r\ncontent-type: application/json");
+    }
+    for line in extra {
+        head.push_str("\r\n");
+        head.push_str(line);
+    }
+    raw_status(address, &head, INITIALIZE).await
+}
+
+#[tokio::test]
+async fn hosts_that_only_start_like_loopback_are_refused() {
+    let running = start(HttpConfig::default()).await;
+    let port = running.address.port();
+    assert_eq!(post_initialize(running.address, &format!("[::1]:{port}"), &[]).await, 200);
+    assert_eq!(post_initialize(running.address, "localhost", &[]).await, 200);
+    for host in ["[::1].evil.com", "[::1]evil", "[::1]:80.evil.com", "localhost@evil.com", "localhost:", "[localhost]"]
+    {
+        assert_eq!(post_initialize(running.address, host, &[]).await, 403, "Host: {host}");
+    }
+}
+
+#[tokio::test]
+async fn two_hosts_are_a_bad_request_and_two_origins_are_refused() {
+    let running = start(HttpConfig::default()).await;
+    let address = running.address;
+    assert_eq!(post_initialize(address, "localhost", &["host: localhost"]).await, 400);
+    assert_eq!(post_initialize(address, "localhost", &["host: evil.example.com"]).await, 400);
+    assert_eq!(post_initialize(address, "localhost", &["origin: http://localhost"]).await, 200);
+    let two = ["origin: http://localhost", "origin: http://evil.example.com"];
+    assert_eq!(post_initialize(address, "localhost", &two).await, 403);
+    let same_twice = ["origin: http://localhost", "origin: http://localhost"];
+    assert_eq!(post_initialize(address, "localhost", &same_twice).await, 403);
+}
+
+#[tokio::test]
+async fn a_post_must_accept_json_or_sse_and_q_0_refuses() {
+    let running = start(HttpConfig::default()).await;
+    let address = running.address;
+    // No Accept at all: 406, as the reference servers answer.
+    let head = "POST /mcp HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json";
+    assert_eq!(raw_status(address, head, INITIALIZE).await, 406);
+    for refused in [
+        "accept: application/json;q=0",
+        "accept: application/json;q=0, text/event-stream;q=0",
+        "accept: */*, application/json;q=0.0, text/event-stream;q=0",
+        "accept: text/html",
+    ] {
+        assert_eq!(post_initialize(address, "localhost", &[refused]).await, 406, "{refused}");
+    }
+    for served in
+        ["accept: application/json", "accept: text/event-stream", "accept: */*;q=0.5", "accept: application/json;q=0.1"]
+    {
+        assert_eq!(post_initialize(address, "localhost", &[served]).await, 200, "{served}");
+    }
+}
+
+#[tokio::test]
+async fn json_q_0_gets_sse_not_json() {
+    let running = start(HttpConfig::default()).await;
+    let client = HttpClient::new(running.address);
+    let initialize: serde_json::Value = serde_json::from_str(INITIALIZE).unwrap();
+    let reply = client.post_with(&initialize, &[("accept", "application/json;q=0, text/event-stream")]).await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.content_type(), "text/event-stream");
+}
+
+#[tokio::test]
+async fn bodies_in_another_charset_are_unsupported_not_read_as_utf8() {
+    let running = start(HttpConfig::default()).await;
+    let address = running.address;
+    for refused in [
+        "content-type: application/json; charset=utf-16",
+        "content-type: application/json;charset=\"ISO-8859-1\"",
+        "content-type: text/plain",
+    ] {
+        assert_eq!(post_initialize(address, "localhost", &[refused]).await, 415, "{refused}");
+    }
+    let two = ["content-type: application/json", "content-type: application/json; charset=utf-16"];
+    assert_eq!(post_initialize(address, "localhost", &two).await, 400);
+    for served in ["content-type: application/json; charset=UTF-8", "content-type: Application/JSON"] {
+        assert_eq!(post_initialize(address, "localhost", &[served]).await, 200, "{served}");
+    }
+}
+
+#[tokio::test]
+async fn a_flood_of_initialize_from_one_address_fills_only_its_share() {
+    let config = HttpConfig::default().max_sessions(6).max_sessions_per_client(5);
+    let running = start(config).await;
+    let flooder = [127, 0, 0, 1];
+    for i in 0..5 {
+        assert_eq!(initialize_from(flooder, running.address).await.0, 200, "initialize {i}");
+    }
+    for _ in 0..20 {
+        assert_eq!(initialize_from(flooder, running.address).await.0, 429);
+    }
+    assert_eq!(running.service.session_count(), 5);
+    let (status, session) = initialize_from([127, 0, 0, 2], running.address).await;
+    assert_eq!(status, 200, "another client still gets a session");
+    assert_eq!(post_on(running.address, &session.unwrap(), INITIALIZED).await, 202);
+    // The table is now full for everyone: 503, from the counters.
+    assert_eq!(initialize_from([127, 0, 0, 3], running.address).await.0, 503);
+}
+
+#[tokio::test]
+async fn a_session_without_its_handshake_expires_within_the_handshake_timeout() {
+    let config = HttpConfig::default().handshake_timeout(Duration::from_millis(300));
+    let running = start(config).await;
+    let (status, abandoned) = initialize_from([127, 0, 0, 1], running.address).await;
+    assert_eq!(status, 200);
+    let (_, completed) = initialize_from([127, 0, 0, 1], running.address).await;
+    let completed = completed.unwrap();
+    assert_eq!(post_on(running.address, &completed, INITIALIZED).await, 202);
+    assert_eq!(running.service.session_count(), 2);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
+    while running.service.session_count() > 1 {
+        assert!(tokio::time::Instant::now() < deadline, "the abandoned session is still open");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(post_on(running.address, &abandoned.unwrap(), INITIALIZED).await, 404);
+    let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    assert_eq!(post_on(running.address, &completed, ping).await, 200, "the completed session lives on");
+}
+
+/// A body sent a byte at a time is cut off after the body timeout (408, or the connection
+/// closed), while other clients are served meanwhile.
+#[tokio::test]
+async fn a_body_trickled_a_byte_at_a_time_is_cut_off() {
+    let running = start(HttpConfig::default().body_timeout(Duration::from_millis(400))).await;
+    let stream = TcpStream::connect(running.address).await.unwrap();
+    let (mut reading, mut writing) = stream.into_split();
+    let head = format!("{POST_HEAD}\r\ncontent-length: 1000\r\n\r\n");
+    writing.write_all(head.as_bytes()).await.unwrap();
+    let trickle = tokio::spawn(async move {
+        for _ in 0..1000 {
+            if writing.write_all(b" ").await.is_err() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    });
+    let started = tokio::time::Instant::now();
+    let mut client = HttpClient::new(running.address);
+    client.initialize().await; // served while the trickle goes on
+    let mut answer = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(3), reading.read_to_end(&mut answer)).await;
+    assert!(read.is_ok(), "the trickling connection is still open after 3 s");
+    assert!(started.elapsed() >= Duration::from_millis(350), "cut off before the timeout");
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.is_empty() || answer.starts_with("HTTP/1.1 408"), "{answer}");
+    trickle.abort();
+}
+
+/// Collects what the test's tracing subscriber writes.
+#[derive(Clone, Default)]
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Captured {
+    fn lines_with(&self, needle: &str) -> usize {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).lines().filter(|line| line.contains(needle)).count()
+    }
+}
+
+/// With a cap of one connection, a second waits (it is not refused) until the first closes,
+/// and the cap's warning is logged once however often the cap is met. (The runtime of
+/// `#[tokio::test]` is one thread, so the subscriber set here sees the server's tasks.)
+#[tokio::test]
+async fn connections_past_the_cap_wait_and_the_log_says_so_once() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt().with_writer(move || writer.clone()).finish();
+    let _default = tracing::subscriber::set_default(subscriber);
+    let running = start(HttpConfig::default().max_connections(1)).await;
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let request = format!("{POST_HEAD}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{ping}", ping.len());
+
+    let idle = TcpStream::connect(running.address).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await; // accepted: it holds the one place
+    let mut waiting = Vec::new();
+    for _ in 0..3 {
+        let mut stream = TcpStream::connect(running.address).await.unwrap();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        waiting.push(stream);
+    }
+    let mut first = [0u8; 1];
+    let early = tokio::time::timeout(Duration::from_millis(300), waiting[0].read(&mut first)).await;
+    assert!(early.is_err(), "a connection past the cap was served at once");
+
+    drop(idle);
+    for mut stream in waiting {
+        let answer = read_to_end(&mut stream).await;
+        assert_eq!(status_of(&answer), 400, "served once a place is free: {answer}"); // no session id
+    }
+    assert_eq!(captured.lines_with("connections open"), 1, "one warning for the cap, met four times");
+}
+
+/// Out of file descriptors (a process under `ulimit -n 32`, sent 64 connections), the accept
+/// loop logs its failure once per interval, not every 50 ms, and serves again once clients go.
+#[tokio::test]
+async fn out_of_file_descriptors_the_accept_loop_warns_once_and_recovers() {
+    let mut child = tokio::process::Command::new("sh")
+        .args(["-c", "ulimit -n 32 && exec \"$0\"", env!("CARGO_BIN_EXE_robust-http-server")])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let (address, mut log) = logged_address(child.stderr.take().unwrap()).await;
+    let lines = tokio::spawn(async move {
+        let mut lines = Vec::new();
+        while let Ok(Some(line)) = log.next_line().await {
+            lines.push(line);
+        }
+        lines
+    });
+
+    let mut held = Vec::new();
+    for _ in 0..64 {
+        held.push(TcpStream::connect(address).await.unwrap()); // the backlog takes them
+    }
+    tokio::time::sleep(Duration::from_millis(1000)).await; // 20 retries of accept at 50 ms
+    drop(held);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let served = tokio::time::timeout(Duration::from_secs(5), raw_status(address, POST_HEAD, ping)).await;
+    assert_eq!(served.expect("served again once the clients left"), 400); // no session id: answered
+    child.start_kill().unwrap();
+    let _ = child.wait().await;
+    let lines = lines.await.unwrap();
+    let failures = lines.iter().filter(|line| line.contains("accepting a connection failed")).count();
+    assert_eq!(failures, 1, "{lines:#?}");
+}
