@@ -347,13 +347,16 @@ pub fn readme_summary(r: &Results) -> String {
         fmt_value(r.build.get(server).and_then(|s| s.get(key)).map_or(f64::NAN, |v| median(v)))
     };
     format!(
-        "In the latest run ({}, medians; the hand-written loop's better stdio form): over stdio, one call at a \
+        "In the latest run ({}; medians of the rounds; the hand-written loop's better stdio form): over stdio, one call at a \
          time answers in a p50 of {} µs (rmcp {} µs, the hand-written loop {} µs) at {} calls/s (rmcp {}, the \
          loop {}); 32 calls in flight reach {} calls/s (rmcp {}, the loop {}); start-up takes {} ms (rmcp {} ms, \
          the loop {} ms). Over HTTP, one session makes {} calls/s (rmcp {}, the loop {}), 64 sessions {} (rmcp {}, \
          the loop {}), with a p99 of {} µs (rmcp {} µs); an idle session costs {} bytes (rmcp {}). A 103-tool \
          server compiles in {} s (rmcp {} s). Unpinned figures, ranges and targets: [BENCHMARKS.md](BENCHMARKS.md).",
-        p.label(),
+        match p {
+            Placement::Pinned => "server and client pinned to a core each",
+            Placement::Unpinned => "unpinned",
+        },
         v("ours", "stdio_seq_p50"),
         v("rmcp", "stdio_seq_p50"),
         c("stdio_seq_p50"),
