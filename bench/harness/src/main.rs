@@ -110,7 +110,7 @@ const FULL: Sizes = Sizes {
     big: 2_000,
     list: 2_000,
     http_calls_per_level: 8_000,
-    idle_sessions: 1_000,
+    idle_sessions: 900,
 };
 const QUICK: Sizes = Sizes {
     startups: 5,
@@ -119,7 +119,7 @@ const QUICK: Sizes = Sizes {
     big: 200,
     list: 200,
     http_calls_per_level: 1_000,
-    idle_sessions: 1_000,
+    idle_sessions: 900,
 };
 
 struct Args {
