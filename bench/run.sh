@@ -3,7 +3,7 @@
 # compares mcp-runtime, rmcp and a hand-written ceiling, pinned and unpinned, in alternating
 # rounds, and writes BENCHMARKS.md and the summary in README.md.
 #
-#   ./bench/run.sh                          # 5 rounds + 3 compile rounds (about 15 minutes on 2 cores)
+#   ./bench/run.sh                          # 5 rounds + 3 compile rounds (about 9 minutes on 2 cores)
 #   ./bench/run.sh --quick                  # smaller workloads, for development
 #   ./bench/run.sh --quick --only ours,ceiling,ceiling-eager --pinned --no-http
 #
