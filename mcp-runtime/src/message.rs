@@ -96,6 +96,11 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Message<'_>, Rejected> {
     })
 }
 
+/// Whether `bytes` is a session's `initialize` request, which is answered without user code.
+pub(crate) fn is_initialize(bytes: &[u8]) -> bool {
+    matches!(decode(bytes), Ok(Message::Request(request)) if request.method == Some(Method::Initialize) && !request.is_stateless())
+}
+
 fn request<'a>(id: RequestId, name: Cow<'a, str>, params: Option<&'a RawValue>) -> Result<Request<'a>, Rejected> {
     let method = Method::parse(&name);
     let reject = |id: RequestId, error: ErrorObject| Rejected { id: Some(id), error };

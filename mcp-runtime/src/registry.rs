@@ -1,10 +1,10 @@
 //! The tables the macros describe: tools, resources, resource templates and prompts, kept as
-//! immutable snapshots. List pages are serialized when a snapshot is built and sent as raw JSON;
-//! a change (a tool added at run time) builds a new snapshot and tells every session.
+//! immutable snapshots. List pages are serialized once, when first asked for, and sent as raw
+//! JSON; a change (a tool added at run time) builds a new snapshot and tells every session.
 
 use crate::clip::clip;
 use crate::error::{Error, ErrorKind};
-use crate::jsonrpc::ErrorObject;
+use crate::jsonrpc::{ErrorObject, code};
 use crate::prompt::PromptDescriptor;
 use crate::resource::ResourceDescriptor;
 use crate::resource::uri_template::{Bindings, UriTemplate};
@@ -12,33 +12,67 @@ use crate::tool::descriptor::ToolDescriptor;
 use arc_swap::ArcSwap;
 use foldhash::HashMap;
 use foldhash::HashMapExt as _;
-use serde::Serialize;
 use serde_json::value::RawValue;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use tokio::sync::broadcast;
 
 /// One kind of listed item, in registration order, with its wire form and list pages.
+///
+/// Both are serialized when first listed, not when the server is built: a server answers
+/// `initialize` before it has serialized its catalog (with 103 tools, that was 5.2 M of the
+/// 5.9 M instructions from `exec` to the first answer).
 pub(crate) struct Listing<T> {
     items: Vec<Listed<T>>,
     by_key: HashMap<String, usize>,
-    pages: Vec<Box<RawValue>>,
+    /// The array's name in the list result (`tools`, `prompts`...).
+    field: &'static str,
+    page_size: usize,
+    pages: OnceLock<Vec<Box<RawValue>>>,
 }
 
-/// An item and its serialized wire form (computed once, when it is added).
+/// An item and its serialized wire form, computed once, when first listed (an edit's new
+/// snapshot keeps what its items computed).
 #[derive(Clone)]
 pub(crate) struct Listed<T> {
     pub key: String,
     pub item: T,
-    pub json: Box<RawValue>,
+    json: OnceLock<Box<RawValue>>,
     /// Shown by the list method; an unlisted item can still be called by name.
     pub listed: bool,
 }
 
-impl<T: Clone> Listed<T> {
-    pub fn new(key: impl Into<String>, item: T, wire: &impl Serialize) -> Result<Self, Error> {
-        let json = serde_json::value::to_raw_value(wire)
-            .map_err(|e| Error::new(ErrorKind::Config, "cannot serialize a descriptor").with_source(e))?;
-        Ok(Self { key: key.into(), item, json, listed: true })
+/// How an item appears in its list method's answer.
+pub(crate) trait ListItem: Clone {
+    fn to_wire(&self) -> serde_json::Result<Box<RawValue>>;
+}
+
+impl ListItem for ToolDescriptor {
+    fn to_wire(&self) -> serde_json::Result<Box<RawValue>> {
+        serde_json::value::to_raw_value(&self.wire())
+    }
+}
+
+impl ListItem for ResourceDescriptor {
+    fn to_wire(&self) -> serde_json::Result<Box<RawValue>> {
+        serde_json::value::to_raw_value(&self.wire(false))
+    }
+}
+
+impl ListItem for Template {
+    fn to_wire(&self) -> serde_json::Result<Box<RawValue>> {
+        serde_json::value::to_raw_value(&self.descriptor.wire(true))
+    }
+}
+
+impl ListItem for PromptDescriptor {
+    fn to_wire(&self) -> serde_json::Result<Box<RawValue>> {
+        serde_json::value::to_raw_value(&self.wire())
+    }
+}
+
+impl<T: ListItem> Listed<T> {
+    pub fn new(key: impl Into<String>, item: T) -> Self {
+        Self { key: key.into(), item, json: OnceLock::new(), listed: true }
     }
 
     /// Kept out of the list pages (still callable by name).
@@ -46,9 +80,20 @@ impl<T: Clone> Listed<T> {
         self.listed = listed;
         self
     }
+
+    fn json(&self) -> Result<&RawValue, ErrorObject> {
+        if let Some(json) = self.json.get() {
+            return Ok(json);
+        }
+        let json = self.item.to_wire().map_err(|e| {
+            tracing::error!("cannot serialize `{}` for its list: {e}", self.key);
+            ErrorObject::new(code::INTERNAL_ERROR, "cannot serialize a list item")
+        })?;
+        Ok(self.json.get_or_init(|| json))
+    }
 }
 
-impl<T: Clone> Listing<T> {
+impl<T: ListItem> Listing<T> {
     /// `field` names the array in the list result (`tools`, `prompts`...); `what` names an item
     /// in error messages.
     fn build(items: Vec<Listed<T>>, field: &'static str, what: &str, page_size: usize) -> Result<Self, Error> {
@@ -61,21 +106,7 @@ impl<T: Clone> Listing<T> {
                 ));
             }
         }
-        let raw: Vec<&RawValue> = items.iter().filter(|l| l.listed).map(|l| &*l.json).collect();
-        let chunks: Vec<&[&RawValue]> = if raw.is_empty() { vec![&[]] } else { raw.chunks(page_size.max(1)).collect() };
-        let mut pages = Vec::with_capacity(chunks.len());
-        for (i, chunk) in chunks.iter().enumerate() {
-            let mut page = serde_json::Map::new();
-            page.insert(field.into(), serde_json::to_value(chunk).unwrap_or_default());
-            if i + 1 < chunks.len() {
-                page.insert("nextCursor".into(), (i + 1).to_string().into());
-            }
-            pages.push(
-                serde_json::value::to_raw_value(&page)
-                    .map_err(|e| Error::new(ErrorKind::Config, "cannot serialize a list page").with_source(e))?,
-            );
-        }
-        Ok(Self { items, by_key, pages })
+        Ok(Self { items, by_key, field, page_size: page_size.max(1), pages: OnceLock::new() })
     }
 
     pub fn get(&self, key: &str) -> Option<&T> {
@@ -98,20 +129,52 @@ impl<T: Clone> Listing<T> {
         self.items.iter().map(|l| &l.item)
     }
 
-    /// Every item's wire form, in order.
-    pub fn wire_items(&self) -> impl Iterator<Item = &RawValue> {
-        self.items.iter().filter(|l| l.listed).map(|l| &*l.json)
+    /// Every listed item's wire form, in order.
+    pub fn wire_items(&self) -> Result<Vec<&RawValue>, ErrorObject> {
+        self.items.iter().filter(|l| l.listed).map(Listed::json).collect()
     }
 
     /// The list page a cursor points at (cursors are page numbers, opaque to clients).
     pub fn page(&self, cursor: Option<&str>) -> Result<&RawValue, ErrorObject> {
+        let count = self.items.iter().filter(|l| l.listed).count().div_ceil(self.page_size).max(1);
         let index = match cursor {
             None => 0,
-            Some(cursor) => cursor.parse::<usize>().ok().filter(|&i| i < self.pages.len()).ok_or_else(|| {
+            Some(cursor) => cursor.parse::<usize>().ok().filter(|&i| i < count).ok_or_else(|| {
                 ErrorObject::invalid_params(format!("invalid cursor: {:?}", clip(cursor).to_string()))
             })?,
         };
-        Ok(&self.pages[index])
+        if let Some(pages) = self.pages.get() {
+            return Ok(&pages[index]);
+        }
+        let pages = self.build_pages()?;
+        Ok(&self.pages.get_or_init(|| pages)[index])
+    }
+
+    /// `{"<field>":[...],"nextCursor":"<n>"}` per page, the items' raw JSON joined as it is.
+    fn build_pages(&self) -> Result<Vec<Box<RawValue>>, ErrorObject> {
+        let raw = self.wire_items()?;
+        let chunks: Vec<&[&RawValue]> = if raw.is_empty() { vec![&[]] } else { raw.chunks(self.page_size).collect() };
+        let last = chunks.len() - 1;
+        let mut pages = Vec::with_capacity(chunks.len());
+        for (i, chunk) in chunks.into_iter().enumerate() {
+            let mut page = format!("{{\"{}\":[", self.field);
+            for (j, item) in chunk.iter().enumerate() {
+                if j > 0 {
+                    page.push(',');
+                }
+                page.push_str(item.get());
+            }
+            page.push(']');
+            if i < last {
+                page.push_str(&format!(",\"nextCursor\":\"{}\"", i + 1));
+            }
+            page.push('}');
+            pages.push(
+                RawValue::from_string(page)
+                    .map_err(|_| ErrorObject::new(code::INTERNAL_ERROR, "cannot build a list page"))?,
+            );
+        }
+        Ok(pages)
     }
 
     fn with(
@@ -271,25 +334,19 @@ impl Catalog {
 
 fn apply(base: &Registry, edit: Edit<'_>, page_size: usize) -> Result<Registry, Error> {
     let Edit { add, remove_tools, remove_resources, remove_prompts } = edit;
-    let tools = add
-        .tools
-        .into_iter()
-        .map(|t| Listed::new(t.name, t.clone(), &t.wire()).map(|l| l.listed(!t.hidden)))
-        .collect::<Result<_, _>>()?;
+    let tools = add.tools.into_iter().map(|t| Listed::new(t.name, t.clone()).listed(!t.hidden)).collect();
     let (mut statics, mut templates) = (Vec::new(), Vec::new());
     for resource in add.resources {
         let template = UriTemplate::parse(resource.uri).map_err(|e| {
             Error::new(ErrorKind::Config, format!("invalid URI template `{}`", resource.uri)).with_source(e)
         })?;
         if template.is_static() {
-            statics.push(Listed::new(resource.uri, resource.clone(), &resource.wire(false))?);
+            statics.push(Listed::new(resource.uri, resource.clone()));
         } else {
-            let wire = resource.wire(true);
-            templates.push(Listed::new(resource.uri, Template { descriptor: resource.clone(), template }, &wire)?);
+            templates.push(Listed::new(resource.uri, Template { descriptor: resource.clone(), template }));
         }
     }
-    let prompts =
-        add.prompts.into_iter().map(|p| Listed::new(p.name, p.clone(), &p.wire())).collect::<Result<_, _>>()?;
+    let prompts = add.prompts.into_iter().map(|p| Listed::new(p.name, p.clone())).collect();
     let templates =
         base.templates.with(templates, remove_resources, "resourceTemplates", "resource template", page_size)?;
     let mut match_order: Vec<usize> = (0..templates.len()).collect();

@@ -1,8 +1,9 @@
 //! The ceiling: what answering `initialize`, `tools/list` and `tools/call` for the benchmark's
 //! tools costs with nothing else. No lifecycle, cancellation, concurrency or limits; one thread
-//! on stdio (flushing when no more input is buffered), a minimal hyper handler on HTTP (JSON
-//! answers; sessions are just ids in a set).
-//! `bench-ceiling` serves stdio; `bench-ceiling http` prints a free port and serves HTTP.
+//! on stdio, a minimal hyper handler on HTTP (JSON answers; sessions are just ids in a set).
+//! `bench-ceiling` serves stdio with one write per burst (when no more input is buffered);
+//! `bench-ceiling eager` writes each answer as soon as it is ready; `bench-ceiling http` prints
+//! a free port and serves HTTP.
 
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
@@ -153,7 +154,8 @@ fn handle(line: &[u8], out: &mut Vec<u8>) -> bool {
     true
 }
 
-fn serve_stdio() -> std::io::Result<()> {
+/// `eager`: write each answer at once; otherwise once the input buffered is handled.
+fn serve_stdio(eager: bool) -> std::io::Result<()> {
     let mut input = std::io::BufReader::with_capacity(64 * 1024, std::io::stdin());
     let mut stdout = std::io::stdout().lock();
     let mut out = Vec::with_capacity(64 * 1024);
@@ -167,7 +169,7 @@ fn serve_stdio() -> std::io::Result<()> {
             out.push(b'\n');
         }
         // Flush when nothing more is waiting: one write per burst.
-        if input.buffer().is_empty() && !out.is_empty() {
+        if (eager || input.buffer().is_empty()) && !out.is_empty() {
             stdout.write_all(&out)?;
             stdout.flush()?;
             out.clear();
@@ -243,5 +245,8 @@ async fn serve_http() -> std::io::Result<()> {
 }
 
 fn main() -> std::io::Result<()> {
-    if std::env::args().nth(1).as_deref() == Some("http") { serve_http() } else { serve_stdio() }
+    match std::env::args().nth(1).as_deref() {
+        Some("http") => serve_http(),
+        mode => serve_stdio(mode == Some("eager")),
+    }
 }

@@ -1,9 +1,11 @@
-//! The benchmark harness: spawns each server, drives it over stdio and HTTP, repeats the whole
-//! comparison `--runs` times alternating the servers (ours, rmcp, ceiling, ours, ...), and writes
-//! the medians and ratios to a Markdown report.
+//! The benchmark harness: spawns each server, drives it over stdio and HTTP, pinned and
+//! unpinned, repeats the whole comparison `--runs` times alternating the servers, and writes
+//! the medians, ranges and ratios to a Markdown report.
 //!
-//! `harness --bench-dir bench --runs 5 --compile-runs 3 --out BENCHMARKS.md --command "..."`
-//! (`./bench/run.sh` builds everything in release and runs this).
+//! `harness --bench-dir bench --runs 5 --compile-runs 3 --out BENCHMARKS.md --readme README.md
+//! --command "..."` (`./bench/run.sh` builds everything in release and runs this). For
+//! development: `--quick`, `--only ours,ceiling`, `--pinned` or `--unpinned`, `--no-http`,
+//! `--pipelined N` (calls of the 32-in-flight measurement, after `--quick`).
 //!
 //! The client runs on one thread (a current-thread tokio runtime) so it takes at most one of the
 //! machine's cores from the server; it is the same client for every server.
@@ -23,7 +25,55 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 type Error = Box<dyn std::error::Error + Send + Sync>;
 type Result<T> = std::result::Result<T, Error>;
 
-const SERVERS: [(&str, &str); 3] = [("ours", "bench-ours"), ("rmcp", "bench-rmcp"), ("ceiling", "bench-ceiling")];
+mod placement;
+mod report;
+
+use placement::Placement;
+use report::{Results, Samples, metric_key, percentile};
+
+/// A server the harness measures.
+#[derive(Clone, Copy)]
+pub struct Server {
+    /// Its key in the samples.
+    pub name: &'static str,
+    /// Its column in the report.
+    pub column: &'static str,
+    bin: &'static str,
+    /// Arguments that make it serve stdio (`http` makes it serve HTTP).
+    stdio_args: &'static [&'static str],
+    /// Whether to measure its HTTP (the eager ceiling is the same HTTP server as the other).
+    http: bool,
+    /// Its crate, for the compile measurement (none for a second form of the same binary).
+    krate: Option<&'static str>,
+}
+
+pub const SERVERS: [Server; 4] = [
+    Server { name: "ours", column: "ours", bin: "bench-ours", stdio_args: &[], http: true, krate: Some("ours") },
+    Server { name: "rmcp", column: "rmcp", bin: "bench-rmcp", stdio_args: &[], http: true, krate: Some("rmcp-server") },
+    Server {
+        name: "ceiling",
+        column: "ceiling, a write per burst",
+        bin: "bench-ceiling",
+        stdio_args: &[],
+        http: true,
+        krate: Some("ceiling"),
+    },
+    Server {
+        name: "ceiling-eager",
+        column: "ceiling, a write per answer",
+        bin: "bench-ceiling",
+        stdio_args: &["eager"],
+        http: false,
+        krate: None,
+    },
+];
+
+/// How to start a server: its binary, its stdio arguments, the CPUs it may use (0: any).
+struct Exe {
+    path: PathBuf,
+    stdio_args: &'static [&'static str],
+    cpus: u64,
+}
 const PROTOCOL: &str = "2025-11-25";
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench-harness","version":"0"}}}"#;
@@ -60,7 +110,7 @@ const FULL: Sizes = Sizes {
     big: 2_000,
     list: 2_000,
     http_calls_per_level: 8_000,
-    idle_sessions: 1_000,
+    idle_sessions: 900,
 };
 const QUICK: Sizes = Sizes {
     startups: 5,
@@ -69,105 +119,20 @@ const QUICK: Sizes = Sizes {
     big: 200,
     list: 200,
     http_calls_per_level: 1_000,
-    idle_sessions: 1_000,
+    idle_sessions: 900,
 };
-
-/// One metric: key, label, unit, whether higher is better.
-struct Metric {
-    key: &'static str,
-    label: &'static str,
-    unit: &'static str,
-    higher_is_better: bool,
-}
-
-const METRICS: &[Metric] = &[
-    Metric {
-        key: "stdio_seq_rps",
-        label: "stdio `tools/call`, 1 in flight: throughput",
-        unit: "calls/s",
-        higher_is_better: true,
-    },
-    Metric {
-        key: "stdio_seq_p50", label: "stdio `tools/call`, 1 in flight: p50", unit: "µs", higher_is_better: false
-    },
-    Metric {
-        key: "stdio_seq_p99", label: "stdio `tools/call`, 1 in flight: p99", unit: "µs", higher_is_better: false
-    },
-    Metric {
-        key: "stdio_seq_cpu",
-        label: "stdio `tools/call`, 1 in flight: server CPU time per call",
-        unit: "µs",
-        higher_is_better: false,
-    },
-    Metric {
-        key: "stdio_seq_cs",
-        label: "stdio `tools/call`, 1 in flight: server context switches per call",
-        unit: "",
-        higher_is_better: false,
-    },
-    Metric {
-        key: "stdio_32_rps",
-        label: "stdio `tools/call`, 32 in flight: throughput",
-        unit: "calls/s",
-        higher_is_better: true,
-    },
-    Metric {
-        key: "stdio_32_p50", label: "stdio `tools/call`, 32 in flight: p50", unit: "µs", higher_is_better: false
-    },
-    Metric {
-        key: "stdio_32_p99", label: "stdio `tools/call`, 32 in flight: p99", unit: "µs", higher_is_better: false
-    },
-    Metric {
-        key: "stdio_32_cpu",
-        label: "stdio `tools/call`, 32 in flight: server CPU time per call",
-        unit: "µs",
-        higher_is_better: false,
-    },
-    Metric { key: "big_p50", label: "stdio 64 KB result: p50", unit: "µs", higher_is_better: false },
-    Metric { key: "big_rps", label: "stdio 64 KB result: throughput", unit: "calls/s", higher_is_better: true },
-    Metric { key: "list_p50", label: "stdio `tools/list` (103 tools): p50", unit: "µs", higher_is_better: false },
-    Metric { key: "http1_rps", label: "HTTP, 1 session: throughput", unit: "calls/s", higher_is_better: true },
-    Metric { key: "http1_p50", label: "HTTP, 1 session: p50", unit: "µs", higher_is_better: false },
-    Metric { key: "http1_p99", label: "HTTP, 1 session: p99", unit: "µs", higher_is_better: false },
-    Metric { key: "http16_rps", label: "HTTP, 16 sessions: throughput", unit: "calls/s", higher_is_better: true },
-    Metric { key: "http16_p50", label: "HTTP, 16 sessions: p50", unit: "µs", higher_is_better: false },
-    Metric { key: "http16_p99", label: "HTTP, 16 sessions: p99", unit: "µs", higher_is_better: false },
-    Metric { key: "http64_rps", label: "HTTP, 64 sessions: throughput", unit: "calls/s", higher_is_better: true },
-    Metric { key: "http64_p50", label: "HTTP, 64 sessions: p50", unit: "µs", higher_is_better: false },
-    Metric { key: "http64_p99", label: "HTTP, 64 sessions: p99", unit: "µs", higher_is_better: false },
-    Metric {
-        key: "startup_ms",
-        label: "start-up (spawn to `initialize` answered), median",
-        unit: "ms",
-        higher_is_better: false,
-    },
-    Metric { key: "stdio_hwm_kb", label: "peak memory, stdio run (VmHWM)", unit: "KiB", higher_is_better: false },
-    Metric { key: "http_hwm_kb", label: "peak memory, HTTP run (VmHWM)", unit: "KiB", higher_is_better: false },
-    Metric {
-        key: "idle_session_bytes",
-        label: "memory per idle HTTP session (RSS delta / 1000)",
-        unit: "bytes",
-        higher_is_better: false,
-    },
-    Metric {
-        key: "compile_s",
-        label: "compile time, 100-tool server crate (deps prebuilt)",
-        unit: "s",
-        higher_is_better: false,
-    },
-    Metric { key: "binary_kb", label: "release binary size, 100-tool server", unit: "KiB", higher_is_better: false },
-];
-
-type Samples = BTreeMap<&'static str, Vec<f64>>;
 
 struct Args {
     bench_dir: PathBuf,
     runs: usize,
     compile_runs: usize,
     out: Option<PathBuf>,
+    readme: Option<PathBuf>,
     command: String,
     sizes: Sizes,
-    only: Option<String>,
+    only: Option<Vec<String>>,
+    placements: Vec<Placement>,
+    http: bool,
 }
 
 fn parse_args() -> Args {
@@ -176,9 +141,12 @@ fn parse_args() -> Args {
         runs: 5,
         compile_runs: 3,
         out: None,
+        readme: None,
         command: "./bench/run.sh".into(),
         sizes: FULL,
         only: None,
+        placements: vec![Placement::Pinned, Placement::Unpinned],
+        http: true,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -188,9 +156,14 @@ fn parse_args() -> Args {
             "--runs" => args.runs = value().parse().expect("--runs N"),
             "--compile-runs" => args.compile_runs = value().parse().expect("--compile-runs N"),
             "--out" => args.out = Some(value().into()),
+            "--readme" => args.readme = Some(value().into()),
             "--command" => args.command = value(),
-            "--only" => args.only = Some(value()),
+            "--only" => args.only = Some(value().split(',').map(str::to_owned).collect()),
+            "--pinned" => args.placements = vec![Placement::Pinned],
+            "--unpinned" => args.placements = vec![Placement::Unpinned],
+            "--no-http" => args.http = false,
             "--quick" => args.sizes = QUICK,
+            "--pipelined" => args.sizes.stdio_pipelined = value().parse().expect("--pipelined N"),
             other => panic!("unknown flag {other}"),
         }
     }
@@ -203,82 +176,74 @@ fn main() -> Result<()> {
     runtime.block_on(run(args))
 }
 
-async fn run(args: Args) -> Result<()> {
+async fn run(mut args: Args) -> Result<()> {
     let bin_dir = args.bench_dir.join("target/release");
     let load_before = loadavg();
     let started = Instant::now();
-    let mut samples: BTreeMap<&str, Samples> = BTreeMap::new();
-    let servers: Vec<_> =
-        SERVERS.iter().filter(|(name, _)| args.only.as_deref().is_none_or(|only| only == *name)).copied().collect();
+    let all_cpus = placement::all_cpus()?;
+    if all_cpus.count_ones() < 2 && args.placements.contains(&Placement::Pinned) {
+        eprintln!("fewer than 2 CPUs: measuring unpinned only");
+        args.placements = vec![Placement::Unpinned];
+    }
+    let servers: Vec<Server> = SERVERS
+        .iter()
+        .filter(|s| args.only.as_ref().is_none_or(|only| only.iter().any(|o| o == s.name)))
+        .copied()
+        .collect();
+    let mut results = Results { placements: args.placements.clone(), ..Results::default() };
+    results.tools = same_tools(&bin_dir, &servers).await?;
     for run in 0..args.runs {
-        eprintln!("run {}/{}: stdio one at a time, the servers interleaved", run + 1, args.runs);
-        let exes: Vec<_> = servers.iter().map(|(name, bin)| (*name, bin_dir.join(bin))).collect();
-        sequential_interleaved(&exes, args.sizes, &mut samples).await?;
-        for &(name, bin) in &servers {
-            eprintln!("run {}/{}: {name}", run + 1, args.runs);
-            let exe = bin_dir.join(bin);
-            let s = samples.entry(name).or_default();
-            measure_server(&exe, args.sizes, s).await.map_err(|e| format!("{name}: {e}"))?;
+        for &placement in &args.placements {
+            placement.apply_to_client(all_cpus)?;
+            let cpus = placement.server_cpus(all_cpus);
+            let round = format!("round {}/{}, {}", run + 1, args.runs, placement.key());
+            eprintln!("{round}: stdio one at a time, the servers interleaved");
+            sequential_interleaved(&bin_dir, &servers, cpus, args.sizes, placement, &mut results.runtime).await?;
+            for server in &servers {
+                eprintln!("{round}: {}", server.name);
+                let s = results.runtime.entry((placement, server.name)).or_default();
+                let exe = Exe { path: bin_dir.join(server.bin), stdio_args: server.stdio_args, cpus };
+                measure_server(&exe, server.http && args.http, args.sizes, s)
+                    .await
+                    .map_err(|e| format!("{}: {e}", server.name))?;
+            }
         }
     }
+    Placement::Unpinned.apply_to_client(all_cpus)?;
     for run in 0..args.compile_runs {
-        for &(name, bin) in &servers {
-            eprintln!("compile {}/{}: {name}", run + 1, args.compile_runs);
-            let seconds = compile_time(&args.bench_dir, bin)?;
+        for server in &servers {
+            let Some(krate) = server.krate else { continue };
+            eprintln!("compile {}/{}: {}", run + 1, args.compile_runs, server.name);
+            let seconds = compile_time(&args.bench_dir, krate, server.bin)?;
             eprintln!("  {seconds:.2} s");
-            samples.entry(name).or_default().entry("compile_s").or_default().push(seconds);
+            results.build.entry(server.name).or_default().entry("compile_s").or_default().push(seconds);
         }
     }
-    for &(name, bin) in &servers {
-        let size = std::fs::metadata(bin_dir.join(bin))?.len() as f64 / 1024.0;
-        samples.entry(name).or_default().entry("binary_kb").or_default().push(size);
+    for server in servers.iter().filter(|s| s.krate.is_some()) {
+        let size = std::fs::metadata(bin_dir.join(server.bin))?.len() as f64 / 1024.0;
+        results.build.entry(server.name).or_default().entry("binary_kb").or_default().push(size);
     }
-    let load_after = loadavg();
-    let mut report = report(&args, &samples, &load_before, &load_after, started.elapsed());
-    // The analysis (profiles, causes, changes) is kept by hand in bench/NOTES.md.
-    if let Ok(notes) = std::fs::read_to_string(args.bench_dir.join("NOTES.md")) {
-        report.push_str("\n");
-        report.push_str(&notes);
-    }
+    let header = report::Header {
+        command: &args.command,
+        rounds: args.runs,
+        compile_runs: args.compile_runs,
+        load_before,
+        load_after: loadavg(),
+        seconds: started.elapsed().as_secs_f64(),
+    };
+    let report = report::render(&header, &results, &servers);
     match &args.out {
         Some(path) => std::fs::write(path, &report)?,
         None => print!("{report}"),
     }
     eprint!("{report}");
+    if let Some(path) = &args.readme {
+        let readme = std::fs::read_to_string(path)?;
+        let updated = report::replace_summary(&readme, &report::readme_summary(&results))
+            .ok_or_else(|| format!("{}: no bench-summary markers", path.display()))?;
+        std::fs::write(path, updated)?;
+    }
     Ok(())
-}
-
-// ---------------------------------------------------------------------------------------------
-// Statistics and the report
-
-fn median(values: &[f64]) -> f64 {
-    let mut v = values.to_vec();
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    let n = v.len();
-    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
-}
-
-fn percentile(sorted: &[u64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1] as f64 / 1000.0 // ns -> µs
-}
-
-fn fmt_value(v: f64) -> String {
-    if v.is_nan() {
-        "-".into()
-    } else if v >= 100.0 {
-        format!("{v:.0}")
-    } else if v >= 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.2}")
-    }
 }
 
 fn loadavg() -> String {
@@ -287,113 +252,30 @@ fn loadavg() -> String {
         .unwrap_or_default()
 }
 
-fn machine() -> String {
-    let lscpu = std::process::Command::new("lscpu").output().map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
-    let model = lscpu
-        .ok()
-        .and_then(|s| {
-            s.lines().find(|l| l.starts_with("Model name:")).map(|l| l["Model name:".len()..].trim().to_owned())
-        })
-        .unwrap_or_else(|| "unknown CPU".into());
-    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0);
-    let ram_kb = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|s| s.lines().next().and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse::<u64>().ok()))
-        .unwrap_or(0);
-    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
-    let rustc = std::process::Command::new("rustc")
-        .arg("--version")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-        .unwrap_or_default();
-    format!("{model}, {cores} cores, {:.1} GiB RAM, Linux {}, {rustc}", ram_kb as f64 / 1024.0 / 1024.0, kernel.trim())
-}
-
-fn report(
-    args: &Args,
-    samples: &BTreeMap<&str, Samples>,
-    load_before: &str,
-    load_after: &str,
-    took: Duration,
-) -> String {
-    let med = |server: &str, key: &str| samples.get(server).and_then(|s| s.get(key)).map_or(f64::NAN, |v| median(v));
-    let mut out = String::new();
-    out.push_str("# Benchmarks\n\n");
-    out.push_str(&format!("Command: `{}`\n\n", args.command));
-    out.push_str(&format!("Machine: {}\n\n", machine()));
-    out.push_str(&format!(
-        "Load average (1, 5, 15 min) at start: {load_before}; at end: {load_after}. Took {:.0} s: {} runs of the \
-         runtime measurements and {} of the compile measurement, alternating the servers; each cell is the median of the runs.\n\n",
-        took.as_secs_f64(),
-        args.runs,
-        args.compile_runs
-    ));
-    out.push_str(
-        "| Metric | unit | ours | rmcp | ceiling | ours/rmcp | ours/ceiling |\n|---|---|---:|---:|---:|---:|---:|\n",
-    );
-    for m in METRICS {
-        let (o, r, c) = (med("ours", m.key), med("rmcp", m.key), med("ceiling", m.key));
-        let better = if m.higher_is_better { "↑" } else { "↓" };
-        out.push_str(&format!(
-            "| {} {better} | {} | {} | {} | {} | {} | {} |\n",
-            m.label,
-            m.unit,
-            fmt_value(o),
-            fmt_value(r),
-            fmt_value(c),
-            fmt_ratio(o / r),
-            fmt_ratio(o / c)
-        ));
-    }
-    out.push_str("\n↑: higher is better; ↓: lower is better. Ratios are ours divided by the other server.\n\n");
-    out.push_str("## Targets (issue 8)\n\n| Target | value | met |\n|---|---|---|\n");
-    let mut target = |name: &str, value: String, met: bool| {
-        out.push_str(&format!("| {name} | {value} | {} |\n", if met { "yes" } else { "**no**" }));
-    };
-    for (key, what) in [("stdio_seq_rps", "1 in flight"), ("stdio_32_rps", "32 in flight")] {
-        let (o, r, c) = (med("ours", key), med("rmcp", key), med("ceiling", key));
-        target(&format!("stdio throughput ({what}) ≥ 1.5× rmcp"), format!("{}×", fmt_ratio(o / r)), o / r >= 1.5);
-        target(
-            &format!("stdio throughput ({what}) within 1.25× of the ceiling"),
-            format!("ceiling is {}× ours", fmt_ratio(c / o)),
-            c / o <= 1.25,
-        );
-    }
-    let (o, r) = (med("ours", "http16_p99"), med("rmcp", "http16_p99"));
-    target("HTTP p99 at 16 sessions ≤ rmcp", format!("{} µs vs {} µs", fmt_value(o), fmt_value(r)), o <= r);
-    let o = med("ours", "idle_session_bytes");
-    target("≤ 16 KB per idle HTTP session", format!("{:.1} KiB", o / 1024.0), o <= 16.0 * 1024.0);
-    let o = med("ours", "startup_ms");
-    target("start-up < 5 ms", format!("{} ms", fmt_value(o)), o < 5.0);
-    let (o, r) = (med("ours", "compile_s"), med("rmcp", "compile_s"));
-    target("compile time of the 100-tool server ≤ rmcp", format!("{} s vs {} s", fmt_value(o), fmt_value(r)), o <= r);
-    out.push_str("\n### Every run\n\n");
-    for m in METRICS {
-        out.push_str(&format!("- {} ({}):", m.key, m.unit));
-        for (server, _) in SERVERS {
-            if let Some(v) = samples.get(server).and_then(|s| s.get(m.key)) {
-                let vals: Vec<_> = v.iter().map(|x| fmt_value(*x)).collect();
-                out.push_str(&format!(" {server} [{}];", vals.join(", ")));
+/// Every server must list the same tools, or the comparison is unfair: the number of tools.
+async fn same_tools(bin_dir: &Path, servers: &[Server]) -> Result<usize> {
+    let mut first: Option<(&str, Vec<String>)> = None;
+    for server in servers {
+        let exe = Exe { path: bin_dir.join(server.bin), stdio_args: server.stdio_args, cpus: 0 };
+        let mut process = StdioServer::spawn(&exe).await?;
+        process.initialize().await?;
+        let names = process.tool_names().await?;
+        process.close().await?;
+        match &first {
+            None => first = Some((server.name, names)),
+            Some((name, expected)) if *expected != names => {
+                return Err(format!("{} and {name} list different tools", server.name).into());
             }
+            Some(_) => {}
         }
-        out.push('\n');
     }
-    out
-}
-
-fn fmt_ratio(r: f64) -> String {
-    if r.is_nan() || r.is_infinite() { "-".into() } else { format!("{r:.2}") }
+    Ok(first.map_or(0, |(_, names)| names.len()))
 }
 
 // ---------------------------------------------------------------------------------------------
 // Compile time
 
-fn compile_time(bench_dir: &Path, bin: &str) -> Result<f64> {
-    let krate = match bin {
-        "bench-ours" => "ours",
-        "bench-rmcp" => "rmcp-server",
-        _ => "ceiling",
-    };
+fn compile_time(bench_dir: &Path, krate: &str, bin: &str) -> Result<f64> {
     let main = bench_dir.join(krate).join("src/main.rs");
     // Bump the mtime: cargo rebuilds just this crate (its build script and deps are fresh).
     let file = std::fs::OpenOptions::new().append(true).open(&main)?;
@@ -419,21 +301,25 @@ fn compile_time(bench_dir: &Path, bin: &str) -> Result<f64> {
 /// to second (an idle vCPU is slow to wake), and one-at-a-time latency is mostly wake-ups, so
 /// the servers must share the same moments.
 async fn sequential_interleaved(
-    exes: &[(&'static str, PathBuf)],
+    bin_dir: &Path,
+    servers: &[Server],
+    cpus: u64,
     sizes: Sizes,
-    samples: &mut BTreeMap<&str, Samples>,
+    placement: Placement,
+    samples: &mut BTreeMap<(Placement, &'static str), Samples>,
 ) -> Result<()> {
     const SLICES: u64 = 10;
-    let mut servers = Vec::new();
-    for (name, exe) in exes {
-        let mut server = StdioServer::spawn(exe).await?;
-        server.initialize().await?;
-        server.sequential(sizes.stdio_seq / 10, echo_call, "hello, benchmark", true).await?; // warm-up
-        servers.push((*name, server, 0.0f64, Vec::new(), 0.0f64, 0.0f64));
+    let mut running = Vec::new();
+    for server in servers {
+        let exe = Exe { path: bin_dir.join(server.bin), stdio_args: server.stdio_args, cpus };
+        let mut process = StdioServer::spawn(&exe).await?;
+        process.initialize().await?;
+        process.sequential(sizes.stdio_seq / 10, echo_call, "hello, benchmark", true).await?; // warm-up
+        running.push((server.name, process, 0.0f64, Vec::new(), 0.0f64, 0.0f64));
     }
     let per_slice = sizes.stdio_seq / SLICES;
     for _ in 0..SLICES {
-        for (_, server, seconds, latencies, cpu, switches) in &mut servers {
+        for (_, server, seconds, latencies, cpu, switches) in &mut running {
             let (cpu0, switches0) = (cpu_seconds(server.pid)?, context_switches(server.pid)?);
             let (rps, lat) = server.sequential(per_slice, echo_call, "hello, benchmark", false).await?;
             *cpu += cpu_seconds(server.pid)? - cpu0;
@@ -442,10 +328,10 @@ async fn sequential_interleaved(
             latencies.extend(lat);
         }
     }
-    for (name, server, seconds, mut latencies, cpu, switches) in servers {
+    for (name, server, seconds, mut latencies, cpu, switches) in running {
         let calls = (per_slice * SLICES) as f64;
         latencies.sort_unstable();
-        let s = samples.entry(name).or_default();
+        let s = samples.entry((placement, name)).or_default();
         let mut push = |key: &'static str, v: f64| s.entry(key).or_default().push(v);
         push("stdio_seq_rps", calls / seconds);
         push("stdio_seq_p50", percentile(&latencies, 50.0));
@@ -457,7 +343,7 @@ async fn sequential_interleaved(
     Ok(())
 }
 
-async fn measure_server(exe: &Path, sizes: Sizes, s: &mut Samples) -> Result<()> {
+async fn measure_server(exe: &Exe, http: bool, sizes: Sizes, s: &mut Samples) -> Result<()> {
     let mut push = |key: &'static str, v: f64| s.entry(key).or_default().push(v);
 
     // Start-up: spawn to the initialize answer, median of several spawns.
@@ -469,14 +355,16 @@ async fn measure_server(exe: &Path, sizes: Sizes, s: &mut Samples) -> Result<()>
         startups.push(start.elapsed().as_secs_f64() * 1000.0);
         server.close().await?;
     }
-    push("startup_ms", median(&startups));
+    push("startup_ms", report::median(&startups));
 
     // stdio workloads on one process.
     let mut server = StdioServer::spawn(exe).await?;
     server.initialize().await?;
-    let cpu = cpu_seconds(server.pid)?;
+    let (cpu, switches) = (cpu_seconds(server.pid)?, context_switches(server.pid)?);
     let (rps, lat) = server.pipelined(sizes.stdio_pipelined, 32).await?;
-    push("stdio_32_cpu", (cpu_seconds(server.pid)? - cpu) * 1e6 / sizes.stdio_pipelined as f64);
+    let calls = sizes.stdio_pipelined as f64;
+    push("stdio_32_cpu", (cpu_seconds(server.pid)? - cpu) * 1e6 / calls);
+    push("stdio_32_cs", (context_switches(server.pid)? - switches) / calls);
     push("stdio_32_rps", rps);
     push("stdio_32_p50", percentile(&lat, 50.0));
     push("stdio_32_p99", percentile(&lat, 99.0));
@@ -487,14 +375,18 @@ async fn measure_server(exe: &Path, sizes: Sizes, s: &mut Samples) -> Result<()>
     push("list_p50", percentile(&lat, 50.0));
     push("stdio_hwm_kb", proc_status_kb(server.pid, "VmHWM")?);
     server.close().await?;
+    if !http {
+        return Ok(());
+    }
 
     // HTTP load, then idle sessions, each on a fresh process.
     let http = HttpServer::spawn(exe).await?;
     for (sessions, prefix) in [(1usize, "http1"), (16, "http16"), (64, "http64")] {
-        let (rps, lat) = http.load(sessions, sizes.http_calls_per_level).await?;
-        push(leak(format!("{prefix}_rps")), rps);
-        push(leak(format!("{prefix}_p50")), percentile(&lat, 50.0));
-        push(leak(format!("{prefix}_p99")), percentile(&lat, 99.0));
+        let (rps, lat, cpu) = http.load(sessions, sizes.http_calls_per_level).await?;
+        push(metric_key(&format!("{prefix}_rps")), rps);
+        push(metric_key(&format!("{prefix}_p50")), percentile(&lat, 50.0));
+        push(metric_key(&format!("{prefix}_p99")), percentile(&lat, 99.0));
+        push(metric_key(&format!("{prefix}_cpu")), cpu);
     }
     push("http_hwm_kb", proc_status_kb(http.pid, "VmHWM")?);
     drop(http);
@@ -505,14 +397,18 @@ async fn measure_server(exe: &Path, sizes: Sizes, s: &mut Samples) -> Result<()>
     Ok(())
 }
 
-/// Metric keys are `&'static str`; the few built with `format!` are interned once.
-fn leak(key: String) -> &'static str {
-    for m in METRICS {
-        if m.key == key {
-            return m.key;
+/// A command that starts `exe` with `args`, on its CPUs.
+fn command(exe: &Exe, args: &[&str]) -> Command {
+    let mut command = Command::new(&exe.path);
+    command.args(args).stdout(Stdio::piped()).stderr(Stdio::null()).kill_on_drop(true);
+    let cpus = exe.cpus;
+    if cpus != 0 {
+        // SAFETY: only `sched_setaffinity`, async-signal-safe, runs between fork and exec.
+        unsafe {
+            command.pre_exec(move || placement::set_affinity(0, cpus));
         }
     }
-    panic!("unknown metric {key}")
+    command
 }
 
 fn proc_status_kb(pid: u32, field: &str) -> Result<f64> {
@@ -543,14 +439,11 @@ struct StdioServer {
 }
 
 impl StdioServer {
-    async fn spawn(exe: &Path) -> Result<Self> {
-        let mut child = Command::new(exe)
+    async fn spawn(exe: &Exe) -> Result<Self> {
+        let mut child = command(exe, exe.stdio_args)
             .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
             .spawn()
-            .map_err(|e| format!("spawn {}: {e}", exe.display()))?;
+            .map_err(|e| format!("spawn {}: {e}", exe.path.display()))?;
         let pid = child.id().ok_or("no pid")?;
         let stdin = BufWriter::with_capacity(64 * 1024, child.stdin.take().unwrap());
         let stdout = BufReader::with_capacity(256 * 1024, child.stdout.take().unwrap());
@@ -589,6 +482,27 @@ impl StdioServer {
             return Err(format!("bad initialize answer: {}", String::from_utf8_lossy(&self.line)).into());
         }
         self.send(INITIALIZED).await
+    }
+
+    /// The names of the tools it lists, sorted (following `nextCursor`).
+    async fn tool_names(&mut self) -> Result<Vec<String>> {
+        let mut names = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let params = cursor.map_or("{}".into(), |c| serde_json::json!({ "cursor": c }).to_string());
+            self.send(&format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{params}}}"#)).await?;
+            self.next_response().await?;
+            let answer: serde_json::Value = serde_json::from_slice(&self.line)?;
+            let result = &answer["result"];
+            let tools = result["tools"].as_array().ok_or("tools/list: no tools")?;
+            names.extend(tools.iter().filter_map(|t| t["name"].as_str().map(str::to_owned)));
+            cursor = result["nextCursor"].as_str().map(str::to_owned);
+            if cursor.is_none() {
+                break;
+            }
+        }
+        names.sort();
+        Ok(names)
     }
 
     /// `count` requests one at a time: (calls/s, latencies in ns, sorted). The first answer is
@@ -711,14 +625,8 @@ struct Session {
 }
 
 impl HttpServer {
-    async fn spawn(exe: &Path) -> Result<Self> {
-        let mut child = Command::new(exe)
-            .arg("http")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()?;
+    async fn spawn(exe: &Exe) -> Result<Self> {
+        let mut child = command(exe, &["http"]).stdin(Stdio::null()).spawn()?;
         let pid = child.id().ok_or("no pid")?;
         let mut stdout = BufReader::new(child.stdout.take().unwrap());
         let mut line = String::new();
@@ -751,7 +659,8 @@ impl HttpServer {
     }
 
     /// `sessions` sessions, each calling echo one call at a time, `total` calls in all.
-    async fn load(&self, sessions: usize, total: u64) -> Result<(f64, Vec<u64>)> {
+    /// (calls/s, latencies in ns sorted, server CPU per call in µs).
+    async fn load(&self, sessions: usize, total: u64) -> Result<(f64, Vec<u64>, f64)> {
         let mut opened = Vec::new();
         for _ in 0..sessions {
             opened.push(self.session().await?);
@@ -778,13 +687,15 @@ impl HttpServer {
         }
         start_gate.wait().await;
         let start = Instant::now();
+        let cpu = cpu_seconds(self.pid)?;
         let mut latencies = Vec::new();
         for task in tasks {
             latencies.extend(task.await??);
         }
         let rps = latencies.len() as f64 / start.elapsed().as_secs_f64();
+        let cpu_per_call = (cpu_seconds(self.pid)? - cpu) * 1e6 / latencies.len() as f64;
         latencies.sort_unstable();
-        Ok((rps, latencies))
+        Ok((rps, latencies, cpu_per_call))
     }
 
     /// Opens `count` sessions (after a few to warm the allocator), closes the connections, and

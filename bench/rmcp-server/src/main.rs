@@ -1,6 +1,7 @@
 //! The benchmark server on rmcp, written as its documentation and tests do: `#[tool_router]`
 //! blocks of `#[tool]` methods, `Parameters<T>` argument structs, `#[tool_handler]`.
-//! `bench-rmcp` serves stdio (`rmcp::transport::stdio()`); `bench-rmcp http` serves rmcp's
+//! `bench-rmcp` serves stdio (`rmcp::transport::stdio_pipes()`, which rmcp's documentation
+//! recommends when both streams are pipes: non-blocking, no thread hand-off per message); `bench-rmcp http` serves rmcp's
 //! `StreamableHttpService` (sessions, `LocalSessionManager`) with hyper on a free port, printed
 //! on stdout.
 
@@ -85,7 +86,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             });
         }
     } else {
-        Bench::new().serve(rmcp::transport::stdio()).await?.waiting().await?;
+        Bench::new().serve(rmcp::transport::stdio_pipes()).await?.waiting().await?;
         Ok(())
     }
 }

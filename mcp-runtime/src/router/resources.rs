@@ -27,7 +27,8 @@ pub(crate) fn list<'a>(registry: &'a Arc<Registry>, params: Option<&RawValue>) -
         meta: None,
         on_panic: PanicAnswer::InternalError,
         run: Handler::waiting(move |ctx| async move {
-            let mut all: Vec<Box<RawValue>> = registry.resources.wire_items().map(ToOwned::to_owned).collect();
+            let mut all: Vec<Box<RawValue>> =
+                registry.resources.wire_items()?.into_iter().map(ToOwned::to_owned).collect();
             for template in registry.templates.items() {
                 if let Some(list) = template.descriptor.list {
                     for entry in list(ctx.clone()).await? {

@@ -179,8 +179,9 @@ impl Server {
     /// in `read` (default 50 µs; zero never polls). A sleeping thread has to be woken when the
     /// next message arrives, which takes tens of microseconds on some machines (virtual CPUs
     /// especially); a client that sends within the window is served without that wait, for at
-    /// most this much CPU per pause. A client that sends one message at a time is never
-    /// polled for: it waits for each answer before it writes again.
+    /// most this much CPU per pause. Polling stops as soon as another thread wants the CPU. A
+    /// client that sends one message at a time is never polled for: it waits for each answer
+    /// before it writes again.
     pub fn stdio_busy_poll(mut self, window: Duration) -> Self {
         self.stdio_busy_poll = window;
         self

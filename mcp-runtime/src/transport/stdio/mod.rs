@@ -19,6 +19,7 @@ use crate::engine::first_poll::FirstPolls;
 use crate::engine::{Connection, Received};
 use crate::error::Result;
 use crate::jsonrpc::{self, ErrorObject, code};
+use crate::message;
 use crate::session::outgoing::{Outgoing, Sink};
 use crate::transport::signal::shutdown_signal;
 use lines::{Line, Lines};
@@ -39,6 +40,10 @@ const PENDING_LIMIT: usize = 512;
 /// How often the connection's thread checks whether requests have finished, when too many run.
 const PENDING_POLL: Duration = Duration::from_millis(1);
 
+/// Answers of a burst written at once when the client waits for them on another CPU, rather
+/// than after the whole burst: it works on those while the rest are served.
+const EARLY_WRITE: usize = 8;
+
 /// How long the client has to take the last messages once serving ends.
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(1);
 
@@ -57,6 +62,8 @@ pub(crate) async fn serve(server: Arc<ServerCore>) -> Result<()> {
     }
     let first_polls = Arc::new(FirstPolls::default());
     let connection = Arc::new(Connection::serial(server, sink.clone(), Arc::clone(&first_polls)));
+    let mut input = input;
+    answer_initialize(&mut input, &connection, &sink, &outbox);
     // Cancelled when serving ends, by whichever side sees it first.
     let stop = CancellationToken::new();
     let writer = outbox.spawn_writer(stop.clone())?;
@@ -69,7 +76,9 @@ pub(crate) async fn serve(server: Arc<ServerCore>) -> Result<()> {
             // Handlers that wait are spawned on the runtime, and find it from their first poll.
             let _runtime = runtime.enter();
             let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                Reader { input, connection: &connection, sink, outbox, stop: &stop, too_large, busy_poll }.serve();
+                let alone = false;
+                Reader { input, connection: &connection, sink, outbox, stop: &stop, too_large, busy_poll, alone }
+                    .serve();
             }));
             let _ = finished.send(outcome);
             stop.cancel();
@@ -91,6 +100,24 @@ pub(crate) async fn serve(server: Arc<ServerCore>) -> Result<()> {
     }
 }
 
+/// A client writes `initialize` as soon as it has started the server: when it is waiting
+/// already, it is answered here, before the connection's thread and its helpers are started,
+/// so the first answer waits for no thread to be made and scheduled (on a busy machine, a new
+/// thread can wait behind other processes for milliseconds). Nothing here waits: stdin has
+/// input, answering `initialize` runs no user code, and stdout's pipe is empty. (A failed read
+/// or write is left for the connection's thread to meet and report.)
+fn answer_initialize(input: &mut Lines, connection: &Connection, sink: &Sink, outbox: &Outbox) {
+    if !streams::stdin_ready() || input.fill().is_err() {
+        return;
+    }
+    while let Some(bytes) = input.next_message_if(message::is_initialize) {
+        if let Received::Answer(answer) = connection.receive_now(bytes, sink) {
+            outbox.push(answer.bytes);
+        }
+    }
+    let _ = outbox.write();
+}
+
 /// The connection's thread.
 struct Reader<'a> {
     input: Lines,
@@ -102,12 +129,16 @@ struct Reader<'a> {
     too_large: String,
     /// How long to poll stdin after a burst of several messages (`Server::stdio_busy_poll`).
     busy_poll: Duration,
+    /// The last poll had the CPU to itself: the client runs on another one, so it can work on
+    /// answers while the rest of a burst is served.
+    alone: bool,
 }
 
 impl Reader<'_> {
     fn serve(mut self) {
         loop {
             let mut burst = 0;
+            let mut unwritten = 0;
             while let Some(line) = self.input.next_line() {
                 burst += 1;
                 let received = match line {
@@ -118,7 +149,18 @@ impl Reader<'_> {
                     ))),
                 };
                 match received {
-                    Received::Answer(answer) => self.outbox.push(answer.bytes),
+                    Received::Answer(answer) => {
+                        self.outbox.push(answer.bytes);
+                        unwritten += 1;
+                        // One write per burst, unless a client on another CPU waits for it:
+                        // then it gets the first answers while the rest are served.
+                        if unwritten == EARLY_WRITE && self.alone && self.input.client_waits() {
+                            if self.outbox.write().is_err() {
+                                return;
+                            }
+                            unwritten = 0;
+                        }
+                    }
                     Received::Nothing => {}
                     Received::Exit => {
                         let _ = self.outbox.write();
@@ -137,10 +179,13 @@ impl Reader<'_> {
             }
             // A client that sent several messages at once keeps its requests in flight, so
             // its next ones are likely on their way: poll for them rather than sleep and be
-            // woken. One that sends a message at a time waits for each answer first; polling
-            // would only keep busy the CPU it may be sharing with us.
-            if burst > 1 {
-                streams::await_stdin(self.busy_poll);
+            // woken, while that costs no other thread the CPU. One that sends a message at a
+            // time waits for each answer first; polling would only keep busy the CPU it may be
+            // sharing with us.
+            if burst > 1
+                && let Some(alone) = streams::await_stdin(self.busy_poll)
+            {
+                self.alone = alone;
             }
             if let Err(err) = self.input.fill() {
                 tracing::error!("reading stdin failed: {err}");
