@@ -6,7 +6,7 @@ use crate::jsonrpc::{ErrorObject, code};
 use crate::logging::LoggingLevel;
 use crate::protocol::{InitializeParams, InitializeResult, ProtocolVersion};
 use crate::registry::Registry;
-use crate::session::budget::{Refusal, members_bytes};
+use crate::session::budget::{OverBudget, members_bytes};
 use crate::session::{ClientState, Session};
 use serde::Deserialize;
 use serde_json::json;
@@ -37,9 +37,7 @@ pub(crate) fn initialize(
             "Invalid params: `capabilities` and `clientInfo` take {bytes} bytes; this server keeps at most {MAX_CLIENT_DESCRIPTION}"
         )));
     }
-    if let Err(refusal) = session.budget.try_reserve(bytes) {
-        return Err(too_much_to_keep(refusal, bytes, session.budget.limit()));
-    }
+    session.budget.try_reserve(bytes).map_err(OverBudget::into_error)?;
     let client = ClientState { version, info: params.client_info, capabilities: params.capabilities };
     if !session.set_client(client) {
         session.budget.release(bytes);
@@ -56,20 +54,6 @@ pub(crate) fn initialize(
 
 fn already_initialized() -> ErrorObject {
     ErrorObject::new(code::INVALID_REQUEST, "Invalid Request: the session is already initialized")
-}
-
-/// The error for a client that would make its session (or every session together) keep more
-/// than the server allows.
-pub(crate) fn too_much_to_keep(refusal: Refusal, bytes: usize, session_limit: usize) -> ErrorObject {
-    match refusal {
-        Refusal::Session => ErrorObject::invalid_params(format!(
-            "Invalid params: this would keep {bytes} more bytes for the session, past its limit of {session_limit}"
-        )),
-        Refusal::Server => ErrorObject::new(
-            code::INTERNAL_ERROR,
-            "Server busy: the memory it keeps for its clients is in use; try again later",
-        ),
-    }
 }
 
 /// Capabilities follow from what is registered: nothing to declare twice.

@@ -9,6 +9,7 @@ use crate::registry::Registry;
 use crate::resource::ResourceRequest;
 use crate::resource::uri_template::path_escape;
 use crate::session::Session;
+use crate::session::budget::OverBudget;
 use serde_json::Map;
 use serde_json::value::RawValue;
 use std::sync::Arc;
@@ -109,8 +110,6 @@ pub(crate) fn subscribe(
     if on && registry.resources.get(uri).is_none() && registry.match_template(uri).is_none() {
         return Err(protocol::resource_not_found(uri, session.protocol_version()));
     }
-    session
-        .set_subscribed(uri, on)
-        .map_err(|refusal| super::lifecycle::too_much_to_keep(refusal, uri.len(), session.budget.limit()))?;
+    session.set_subscribed(uri, on).map_err(OverBudget::into_error)?;
     Reply::empty()
 }

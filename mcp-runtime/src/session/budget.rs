@@ -3,6 +3,7 @@
 //! and against one shared by every session, so neither one client nor many can grow the
 //! server's memory without bound.
 
+use crate::jsonrpc::{ErrorObject, code};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -45,11 +46,26 @@ impl Pool {
 
 /// Why bytes could not be kept.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Refusal {
-    /// The session's own allowance is spent.
-    Session,
-    /// Every session's together is.
+pub(crate) enum OverBudget {
+    /// `bytes` more would pass the session's own `limit`.
+    Session { bytes: usize, limit: usize },
+    /// Every session's allowance together is spent.
     Server,
+}
+
+impl OverBudget {
+    /// The error for the client whose request would have kept the bytes.
+    pub fn into_error(self) -> ErrorObject {
+        match self {
+            Self::Session { bytes, limit } => ErrorObject::invalid_params(format!(
+                "Invalid params: this would keep {bytes} more bytes for the session, past its limit of {limit}"
+            )),
+            Self::Server => ErrorObject::new(
+                code::INTERNAL_ERROR,
+                "Server busy: the memory it keeps for its clients is in use; try again later",
+            ),
+        }
+    }
 }
 
 /// One session's account: its own pool, drawing on the server's. What it holds goes back to
@@ -65,11 +81,6 @@ impl Budget {
         Self { own: Pool::new(limit), server }
     }
 
-    /// The session's limit.
-    pub fn limit(&self) -> usize {
-        self.own.limit
-    }
-
     /// What the session holds now.
     #[cfg(test)]
     pub fn used(&self) -> usize {
@@ -77,13 +88,13 @@ impl Budget {
     }
 
     /// Takes `bytes` from both pools, or from neither.
-    pub fn try_reserve(&self, bytes: usize) -> Result<(), Refusal> {
+    pub fn try_reserve(&self, bytes: usize) -> Result<(), OverBudget> {
         if !self.own.try_take(bytes) {
-            return Err(Refusal::Session);
+            return Err(OverBudget::Session { bytes, limit: self.own.limit });
         }
         if !self.server.try_take(bytes) {
             self.own.give(bytes);
-            return Err(Refusal::Server);
+            return Err(OverBudget::Server);
         }
         Ok(())
     }
@@ -143,8 +154,8 @@ mod tests {
         let a = Budget::new(60, Arc::clone(&server));
         let b = Budget::new(60, Arc::clone(&server));
         assert_eq!(a.try_reserve(50), Ok(()));
-        assert_eq!(a.try_reserve(20), Err(Refusal::Session));
-        assert_eq!(b.try_reserve(60), Err(Refusal::Server));
+        assert_eq!(a.try_reserve(20), Err(OverBudget::Session { bytes: 20, limit: 60 }));
+        assert_eq!(b.try_reserve(60), Err(OverBudget::Server));
         assert_eq!((b.used(), server.used()), (0, 50), "a refusal takes nothing");
         a.release(30);
         assert_eq!(b.try_reserve(60), Ok(()));

@@ -122,7 +122,7 @@ impl Session {
     }
 
     /// Subscribes to `uri` or unsubscribes; a new subscription counts against the budget.
-    pub fn set_subscribed(&self, uri: &str, subscribed: bool) -> Result<(), budget::Refusal> {
+    pub fn set_subscribed(&self, uri: &str, subscribed: bool) -> Result<(), budget::OverBudget> {
         let mut subscriptions = lock(&self.subscriptions);
         let bytes = subscription_bytes(uri);
         if !subscribed {
