@@ -48,6 +48,7 @@ mod server;
 mod session;
 mod settings;
 mod state;
+mod store;
 pub mod testing;
 mod text_value;
 mod tool;
@@ -75,7 +76,8 @@ pub use resource::{
 };
 pub use server::{Server, ServerHandle};
 pub use settings::ConfirmationFallback;
-pub use state::{SessionState, State};
+pub use state::{LocalSessionState, SessionState, State};
+pub use store::SessionStore;
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{CallToolResult, Icon, IntoToolResult, Json, ToolDef, ToolSet};
 

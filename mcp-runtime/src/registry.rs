@@ -278,6 +278,9 @@ pub(crate) struct Catalog {
     editing: Mutex<()>,
     page_size: usize,
     changes: broadcast::Sender<Change>,
+    /// The changes made here (not announced on behalf of another replica), for the relay
+    /// that tells the other replicas of the server.
+    local_changes: broadcast::Sender<Change>,
 }
 
 impl Catalog {
@@ -297,6 +300,7 @@ impl Catalog {
             editing: Mutex::new(()),
             page_size,
             changes: broadcast::channel(64).0,
+            local_changes: broadcast::channel(64).0,
         })
     }
 
@@ -328,7 +332,20 @@ impl Catalog {
     }
 
     pub fn announce(&self, change: Change) {
+        let _ = self.local_changes.send(change.clone());
         let _ = self.changes.send(change); // no session listening is fine
+    }
+
+    /// Announces a change another replica of the server made, to the sessions here.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub fn announce_remote(&self, change: Change) {
+        let _ = self.changes.send(change);
+    }
+
+    /// The changes made in this process ([`announce`](Self::announce)d here).
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub fn subscribe_local(&self) -> broadcast::Receiver<Change> {
+        self.local_changes.subscribe()
     }
 }
 

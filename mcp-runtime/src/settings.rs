@@ -31,6 +31,9 @@ pub(crate) struct Settings {
     /// What every session together may keep (`Server::max_retained_bytes`): the one piece of
     /// shared, changing state here, a counter.
     pub retained: Arc<Pool>,
+    /// Where HTTP sessions live (`Server::session_store`).
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub session_store: crate::store::SessionStore,
 }
 
 /// What to do with a `confirm` tool when the client cannot ask the user (no elicitation).

@@ -4,6 +4,8 @@
 use crate::context::{Context, FromContext};
 use crate::required_state::RequiredState;
 use crate::tool::CallToolResult;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use std::any::type_name;
 use std::ops::Deref;
 use std::sync::Arc;
@@ -35,7 +37,21 @@ pub struct State<T>(pub Arc<T>);
 
 /// State kept per client session, created with `T::default()` the first time a handler of
 /// that session asks for it. Use interior mutability (`Mutex`, atomics) to change it.
+///
+/// `T` serializes, because a session store keeps it: with
+/// [`SessionStore::redis`](crate::SessionStore::redis), the session, this value with it, moves
+/// between the replicas of a server. It is saved after each request of the session that
+/// changed it, and read again by a replica that serves the session next. For a value that
+/// does not serialize (a connection, a channel), use [`LocalSessionState`]: kept by each
+/// process for itself.
 pub struct SessionState<T>(pub Arc<T>);
+
+/// State kept per client session in this process only, created with `T::default()` the first
+/// time a handler asks for it: [`SessionState`] for values that do not serialize. With one
+/// process it behaves as `SessionState`; with several replicas sharing sessions
+/// ([`SessionStore::redis`](crate::SessionStore::redis)), each replica has its own value for
+/// the session.
+pub struct LocalSessionState<T>(pub Arc<T>);
 
 macro_rules! deref_to_inner {
     ($($wrapper:ident),*) => {$(
@@ -53,7 +69,7 @@ macro_rules! deref_to_inner {
         }
     )*};
 }
-deref_to_inner!(State, SessionState);
+deref_to_inner!(State, SessionState, LocalSessionState);
 
 impl<T: Send + Sync + 'static> FromContext for State<T> {
     fn required_state() -> Option<RequiredState> {
@@ -71,8 +87,17 @@ impl<T: Send + Sync + 'static> FromContext for State<T> {
     }
 }
 
-impl<T: Default + Send + Sync + 'static> FromContext for SessionState<T> {
+impl<T> FromContext for SessionState<T>
+where
+    T: Serialize + DeserializeOwned + Default + Send + Sync + 'static,
+{
     fn from_context(ctx: &Context) -> Result<Self, CallToolResult> {
-        Ok(SessionState(ctx.session().state.get_or_default::<T>()))
+        Ok(SessionState(ctx.session().state.get_or_decode::<T>()))
+    }
+}
+
+impl<T: Default + Send + Sync + 'static> FromContext for LocalSessionState<T> {
+    fn from_context(ctx: &Context) -> Result<Self, CallToolResult> {
+        Ok(LocalSessionState(ctx.session().state.get_or_default::<T>()))
     }
 }

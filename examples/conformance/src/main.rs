@@ -6,6 +6,10 @@
 //! `cargo run -p conformance` serves Streamable HTTP at `http://127.0.0.1:$PORT/mcp` (`PORT`
 //! defaults to 3000); `cargo run -p conformance -- --stdio` serves stdio instead.
 //! `scripts/conformance.sh` runs the suite against it.
+//!
+//! With `REDIS_URL` (and `MCP_REQUEST_STATE_SECRET`, the same for all) in its environment, it
+//! keeps its sessions in that Redis, so several replicas behind a load balancer serve one
+//! client: `scripts/replicas.sh` runs the suite that way, through nginx.
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::{Audio, ClientError, Elicitation, EmbeddedResource, Image, ResourceContents, Role, Sampling};
@@ -573,7 +577,14 @@ async fn main() -> mcp_runtime::Result<()> {
             std::process::exit(2);
         }
     };
-    let server = server();
+    let mut server = server();
+    // Several replicas behind a load balancer share their sessions through Redis.
+    if let Ok(url) = std::env::var("REDIS_URL") {
+        let secret = std::env::var("MCP_REQUEST_STATE_SECRET").map_err(|_| {
+            mcp_runtime::Error::msg("REDIS_URL is set: set MCP_REQUEST_STATE_SECRET too, the same on every replica")
+        })?;
+        server = server.session_store(mcp_runtime::SessionStore::redis(&url)?).request_state_secret(secret);
+    }
     let handle = server.handle();
     tokio::spawn(async move {
         let mut every = tokio::time::interval(Duration::from_secs(3));

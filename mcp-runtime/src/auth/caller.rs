@@ -40,7 +40,7 @@ pub struct AuthInfo {
 /// Whose token it is: a user's, or a client's acting for itself (OAuth client credentials,
 /// where no user is involved). The two never compare equal, even under the same name: a client
 /// registered as `alice` is not the user `alice`, and cannot use her session.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Principal {
     /// A user, by the token's subject (`sub`).
     User(String),

@@ -80,6 +80,22 @@ impl Connection {
         Self { core: server, session, announcer: Some(announcer), stateless_only: false, serial: None }
     }
 
+    /// A session shared with other replicas of the server (HTTP with a Redis store): its
+    /// requests to the client are numbered from `first_request_id`, and it announces no list
+    /// changes itself (the store writes them to its stream, wherever they happened).
+    #[cfg(feature = "redis")]
+    pub fn replicated(server: Arc<ServerCore>, unsolicited: Sink, first_request_id: i64) -> Self {
+        let session = Arc::new(Session::new(Arc::clone(&server.settings), unsolicited));
+        session.number_requests_from(first_request_id);
+        Self { core: server, session, announcer: None, stateless_only: false, serial: None }
+    }
+
+    /// The session, for a transport that stores it.
+    #[cfg(feature = "redis")]
+    pub fn session(&self) -> &Arc<Session> {
+        &self.session
+    }
+
     /// A new session whose messages all arrive on one thread, in order (stdio); its handlers'
     /// first polls are marked in `first_polls`.
     pub fn serial(server: Arc<ServerCore>, unsolicited: Sink, first_polls: Arc<FirstPolls>) -> Self {

@@ -14,6 +14,7 @@ use crate::registry::{Catalog, Definitions};
 use crate::resource::ResourceSet;
 use crate::session::budget::Pool;
 use crate::settings::{ConfirmationFallback, Settings};
+use crate::store::SessionStore;
 use crate::tool::ToolSet;
 use crate::type_map::TypeMap;
 use std::sync::{Arc, OnceLock, Weak};
@@ -55,6 +56,7 @@ pub struct Server {
     cache_ttl: Duration,
     max_session_bytes: usize,
     max_retained_bytes: usize,
+    session_store: SessionStore,
     running: Arc<OnceLock<Weak<Catalog>>>,
 }
 
@@ -78,8 +80,17 @@ impl Server {
             cache_ttl: Duration::ZERO,
             max_session_bytes: 16 * 1024 * 1024,
             max_retained_bytes: 512 * 1024 * 1024,
+            session_store: SessionStore::default(),
             running: Arc::default(),
         }
+    }
+
+    /// Where HTTP sessions live: in this process (the default), or in Redis, shared by every
+    /// replica of the server ([`SessionStore::redis`], feature `redis`). A shared store needs
+    /// [`request_state_secret`](Self::request_state_secret), the same on every replica.
+    pub fn session_store(mut self, store: SessionStore) -> Self {
+        self.session_store = store;
+        self
     }
 
     /// A handle to change what the server offers while it runs (clients are notified).
@@ -296,7 +307,7 @@ impl Server {
         config: crate::transport::http::HttpConfig,
     ) -> Result<crate::transport::http::McpHttpService> {
         config.validate()?;
-        Ok(crate::transport::http::McpHttpService::new(self.build()?, config))
+        crate::transport::http::McpHttpService::new(self.build()?, config)
     }
 
     /// [`serve_http`](Self::serve_http) over HTTPS (feature `tls`): serves
@@ -333,6 +344,12 @@ impl Server {
             return Err(Error::new(ErrorKind::Config, "max_message_size must be positive"));
         }
         self.definitions.check_required_state(&self.state)?;
+        #[cfg(feature = "redis")]
+        if matches!(self.session_store.kind, crate::store::StoreKind::Redis(_)) && self.request_state_key.is_none() {
+            let message = "a Redis session store needs `request_state_secret(..)`, the same on every replica, \
+                           so that a 2026-07-28 requestState sealed by one replica opens on another";
+            return Err(Error::new(ErrorKind::Config, message));
+        }
         let catalog = Arc::new(Catalog::new(self.definitions, self.page_size)?);
         let _ = self.running.set(Arc::downgrade(&catalog));
         let mut state = self.state;
@@ -353,6 +370,7 @@ impl Server {
             cache_ttl: self.cache_ttl,
             max_session_bytes: self.max_session_bytes,
             retained: Arc::new(Pool::new(self.max_retained_bytes)),
+            session_store: self.session_store,
         });
         Ok(Arc::new(ServerCore { settings, catalog }))
     }

@@ -24,7 +24,7 @@ use outgoing::{Kind, Outgoing, Sink};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use tokio::sync::oneshot;
 
@@ -62,6 +62,9 @@ pub(crate) struct Session {
     /// Resource URIs the client subscribed to.
     subscriptions: Mutex<HashSet<String>>,
     stream_closer: OnceLock<StreamCloser>,
+    /// Bumped by every change to what a session store keeps of the session (the handshake,
+    /// the log level, subscriptions), so a transport that stores it knows when to save.
+    revision: AtomicU64,
 }
 
 /// What a subscription keeps: its URI and a set entry.
@@ -91,7 +94,37 @@ impl Session {
             state: SessionValues::default(),
             subscriptions: Mutex::default(),
             stream_closer: OnceLock::new(),
+            revision: AtomicU64::new(0),
         }
+    }
+
+    /// See `revision`.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub fn revision(&self) -> u64 {
+        self.revision.load(Ordering::Acquire)
+    }
+
+    fn changed(&self) {
+        self.revision.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Numbers this session's requests to the client from `first` on: replicas sharing a
+    /// session each take their own range, so an answer names one waiting request.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub fn number_requests_from(&self, first: i64) {
+        self.next_request_id.store(first, Ordering::Relaxed);
+    }
+
+    /// Whether a request to the client with this id waits for its answer here.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub fn awaits(&self, id: &RequestId) -> bool {
+        lock(&self.awaiting_client).contains_key(id)
+    }
+
+    /// The resource URIs the client subscribed to.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub fn subscriptions(&self) -> Vec<String> {
+        lock(&self.subscriptions).iter().cloned().collect()
     }
 
     /// Installs the transport's [`StreamCloser`] (once; later calls are ignored).
@@ -113,7 +146,9 @@ impl Session {
 
     /// Records the handshake; `false` if the session was already initialized.
     pub fn set_client(&self, state: ClientState) -> bool {
-        self.client.set(state).is_ok()
+        let set = self.client.set(state).is_ok();
+        self.changed();
+        set
     }
 
     /// The negotiated protocol version, once initialized.
@@ -128,10 +163,12 @@ impl Session {
         if !subscribed {
             if subscriptions.remove(uri) {
                 self.budget.release(bytes);
+                self.changed();
             }
         } else if !subscriptions.contains(uri) {
             self.budget.try_reserve(bytes)?;
             subscriptions.insert(uri.to_owned());
+            self.changed();
         }
         Ok(())
     }
@@ -141,7 +178,9 @@ impl Session {
     }
 
     pub fn mark_initialized(&self) {
-        self.initialized.store(true, Ordering::Release);
+        if !self.initialized.swap(true, Ordering::AcqRel) {
+            self.changed();
+        }
     }
 
     /// Whether the client finished the handshake (sent `notifications/initialized`).
@@ -154,7 +193,9 @@ impl Session {
     }
 
     pub fn set_log_level(&self, level: LoggingLevel) {
-        self.log_level.store(level as u8, Ordering::Relaxed);
+        if self.log_level.swap(level as u8, Ordering::Relaxed) != level as u8 {
+            self.changed();
+        }
     }
 
     pub async fn notify(&self, sink: &Sink, method: &str, params: &(impl Serialize + ?Sized)) {

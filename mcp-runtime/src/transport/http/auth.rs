@@ -172,8 +172,9 @@ fn quotable(text: &str) -> String {
 }
 
 /// Who owns a session: the issuer of the token that started it and whom it was issued for (a
-/// user or a client acting for itself: never equal, whatever their names).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// user or a client acting for itself: never equal, whatever their names). A session store
+/// keeps it with the session.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub(super) struct SessionOwner {
     issuer: Option<String>,
     principal: Principal,

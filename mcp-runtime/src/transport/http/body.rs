@@ -1,7 +1,7 @@
 //! [`McpBody`], the body of every answer, and the answers themselves: JSON, SSE, empty, and
 //! errors carrying a JSON-RPC error object.
 
-use super::sse::Reader;
+use super::session::Reader;
 use crate::jsonrpc::{self, ErrorObject};
 use crate::session::outgoing::Outgoing;
 use http_body_util::combinators::UnsyncBoxBody;

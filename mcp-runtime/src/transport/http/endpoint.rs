@@ -74,8 +74,8 @@ impl Inner {
                 answer.headers_mut().insert(ALLOW, HeaderValue::from_static("POST"));
                 answer
             }
-            Method::GET => self.get(&parts.headers),
-            Method::DELETE => self.delete(&parts.headers),
+            Method::GET => self.get(&parts.headers).await,
+            Method::DELETE => self.delete(&parts.headers).await,
             _ => {
                 let message =
                     format!("Method Not Allowed: the MCP endpoint takes POST, GET and DELETE, not {}", parts.method);
@@ -87,16 +87,28 @@ impl Inner {
     }
 
     /// The session named by the `Mcp-Session-Id` header: 400 without one, 404 for one that
-    /// does not exist (any more).
-    fn session(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Failure> {
+    /// does not exist (any more). With a Redis store, a session this replica has not served
+    /// yet is read from the store (503 while it is unreachable).
+    async fn session(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Failure> {
         let Some(id) = header(headers, SESSION_ID) else {
             return Err(Failure::bad_request("Bad Request: missing session id (the Mcp-Session-Id header)"));
         };
-        let session = self.sessions.get(id.trim()).ok_or_else(|| Failure {
+        let not_found = || Failure {
             status: StatusCode::NOT_FOUND,
             code: code::SESSION_NOT_FOUND,
             message: "Session not found".into(),
-        })?;
+        };
+        let id = id.trim();
+        let session = match self.sessions.get(id) {
+            Some(session) => session,
+            #[cfg(feature = "redis")]
+            None if self.replicas.is_some() => self.adopt(id).await?.ok_or_else(not_found)?,
+            None => return Err(not_found()),
+        };
+        #[cfg(feature = "redis")]
+        if let Some(replicas) = &self.replicas {
+            replicas.touch(&session);
+        }
         #[cfg(feature = "auth")]
         if let Some(owner) = session.owner.get()
             && crate::auth::current_caller().is_none_or(|caller| super::auth::SessionOwner::of(&caller) != *owner)
@@ -167,7 +179,7 @@ impl Inner {
             Route::Initialize => return self.initialize(message, accepts, client_of(peer, &parts.extensions)).await,
             Route::Session { is_request } => is_request,
         };
-        let session = match self.session(headers) {
+        let session = match self.session(headers).await {
             Ok(session) => session,
             Err(failure) => return failure.answer(),
         };
@@ -176,10 +188,18 @@ impl Inner {
         }
 
         if !is_request {
+            #[cfg(feature = "redis")]
+            if let Err(failure) = self.forward_elsewhere(&session, &message, &bytes).await {
+                return failure.answer();
+            }
             // Notifications and the client's answers produce no message (a broken one only a
             // log line): 202 once handled, so the next message sees its effect.
             let (sink, _) = mpsc::channel(1);
             session.connection.receive(message, &sink).await;
+            #[cfg(feature = "redis")]
+            if let Err(failure) = self.persist(&session).await {
+                return failure.answer();
+            }
             return body::empty(StatusCode::ACCEPTED);
         }
         let (sink, mut messages) = session.request_sink();
@@ -189,11 +209,21 @@ impl Inner {
         let answer = match session.connection.receive_message(message, &sink) {
             Received::Answer(answer) if accepts.json && messages.is_empty() => {
                 session.recycle_sink(sink, messages);
+                #[cfg(feature = "redis")]
+                if let Err(failure) = self.persist(&session).await {
+                    return failure.answer();
+                }
                 return body::json(StatusCode::OK, answer.bytes);
             }
             Received::Answer(answer) => Some(answer),
             Received::Nothing | Received::Exit => None,
         };
+        #[cfg(feature = "redis")]
+        if answer.is_some()
+            && let Err(failure) = self.persist(&session).await
+        {
+            return failure.answer();
+        }
         if accepts.sse {
             let (reader, pump) = session.open_stream(&sink, messages);
             drop(sink);
@@ -244,7 +274,7 @@ impl Inner {
                 return body::error(StatusCode::INTERNAL_SERVER_ERROR, jsonrpc::code::INTERNAL_ERROR, message);
             }
         };
-        let session = HttpSession::new(id, Arc::clone(&self.core), self.settings.clone());
+        let session = self.new_session(id);
         let (sink, mut messages) = session.request_sink();
         session.connection.receive(message, &sink).await;
         drop(sink);
@@ -266,6 +296,15 @@ impl Inner {
             body::event_frames(sse::unnumbered_event(&response.bytes))
         };
         if succeeded {
+            #[cfg(feature = "auth")]
+            if let Some(caller) = crate::auth::current_caller() {
+                let _ = session.owner.set(super::auth::SessionOwner::of(&caller));
+            }
+            // Saved before the client learns the id: its next request may reach any replica.
+            #[cfg(feature = "redis")]
+            if let Err(failure) = self.persist(&session).await {
+                return failure.answer();
+            }
             let header = HeaderValue::from_str(&session.id);
             if let Err(refused) = self.sessions.insert(Arc::clone(&session), client) {
                 return session_refused(refused);
@@ -273,22 +312,18 @@ impl Inner {
             if let Ok(value) = header {
                 answer.headers_mut().insert(SESSION_ID, value);
             }
-            #[cfg(feature = "auth")]
-            if let Some(caller) = crate::auth::current_caller() {
-                let _ = session.owner.set(super::auth::SessionOwner::of(&caller));
-            }
             tracing::debug!(session = %session.id, "session started");
         }
         answer
     }
 
     /// `GET`: the session's stream, or the resumption of the stream named by `Last-Event-ID`.
-    fn get(&self, headers: &HeaderMap) -> Answer {
+    async fn get(&self, headers: &HeaderMap) -> Answer {
         if !Accepts::of(headers).sse {
             let message = "Not Acceptable: GET opens an SSE stream; the client must accept text/event-stream";
             return body::error(StatusCode::NOT_ACCEPTABLE, code::BAD_REQUEST, message);
         }
-        let session = match self.session(headers) {
+        let session = match self.session(headers).await {
             Ok(session) => session,
             Err(failure) => return failure.answer(),
         };
@@ -302,20 +337,27 @@ impl Inner {
                 None => return bad_request(format!("Bad Request: malformed Last-Event-ID `{}`", clip(id))),
             },
         };
-        match session.listen(last_event) {
-            Some(reader) => body::event_stream(reader),
-            None => bad_request("Bad Request: the stream of this Last-Event-ID is no longer available"),
+        match session.listen(last_event).await {
+            Ok(Some(reader)) => body::event_stream(reader),
+            Ok(None) => bad_request("Bad Request: the stream of this Last-Event-ID is no longer available"),
+            Err(_) => Failure::store_unavailable().answer(),
         }
     }
 
     /// `DELETE`: ends the session.
-    fn delete(&self, headers: &HeaderMap) -> Answer {
-        let session = match self.session(headers) {
+    async fn delete(&self, headers: &HeaderMap) -> Answer {
+        let session = match self.session(headers).await {
             Ok(session) => session,
             Err(failure) => return failure.answer(),
         };
         if let Err(failure) = check_protocol_version(headers) {
             return failure.answer();
+        }
+        #[cfg(feature = "redis")]
+        if let Some(replicas) = &self.replicas
+            && replicas.end_session(&session.id).await.is_err()
+        {
+            return Failure::store_unavailable().answer();
         }
         if self.sessions.remove(&session.id) {
             tracing::debug!(session = %session.id, "session ended by the client");
@@ -323,6 +365,81 @@ impl Inner {
         } else {
             body::error(StatusCode::NOT_FOUND, code::SESSION_NOT_FOUND, "Session not found")
         }
+    }
+}
+
+impl Inner {
+    /// A new session: in this process, or in the Redis store.
+    fn new_session(&self, id: String) -> Arc<HttpSession> {
+        #[cfg(feature = "redis")]
+        if let Some(replicas) = &self.replicas {
+            return HttpSession::new_replicated(id, Arc::clone(&self.core), replicas);
+        }
+        HttpSession::new(id, Arc::clone(&self.core), self.settings.clone())
+    }
+
+    /// A session another replica started, read from the store into this replica's table;
+    /// `Ok(None)` when the store has no such session.
+    #[cfg(feature = "redis")]
+    async fn adopt(&self, id: &str) -> Result<Option<Arc<HttpSession>>, Failure> {
+        let Some(replicas) = &self.replicas else { return Ok(None) };
+        let unavailable = |_| Failure::store_unavailable();
+        let Some(record) = replicas.load_record(id).await.map_err(unavailable)? else { return Ok(None) };
+        let state = replicas.load_state(id).await.map_err(unavailable)?;
+        let session = HttpSession::new_replicated(id.to_owned(), Arc::clone(&self.core), replicas);
+        #[cfg(feature = "auth")]
+        if let Some(owner) = record.owner() {
+            let _ = session.owner.set(owner.clone());
+        }
+        let engine = session.connection.session();
+        record.apply(engine);
+        engine.state.reload(state.into_iter().collect());
+        if let Some(replicated) = session.replicated() {
+            replicated.saved(engine.revision(), Vec::new());
+        }
+        match self.sessions.adopt(session) {
+            Ok(session) => {
+                tracing::debug!(session = %session.id, "serving a session started on another replica");
+                Ok(Some(session))
+            }
+            Err(refused) => Err(Failure {
+                status: StatusCode::SERVICE_UNAVAILABLE,
+                code: code::BAD_REQUEST,
+                message: format!("Service Unavailable: this replica cannot take the session now ({refused:?})"),
+            }),
+        }
+    }
+
+    /// Saves what a message changed of a session in the Redis store, if the server has one.
+    #[cfg(feature = "redis")]
+    async fn persist(&self, session: &HttpSession) -> Result<(), Failure> {
+        let Some(replicated) = session.replicated() else { return Ok(()) };
+        #[cfg(feature = "auth")]
+        let saved = replicated.persist(session.connection.session(), session.owner.get()).await;
+        #[cfg(not(feature = "auth"))]
+        let saved = replicated.persist(session.connection.session()).await;
+        saved.map_err(|_| Failure::store_unavailable())
+    }
+
+    /// Hands a client's message that belongs to a request running on another replica (an
+    /// answer to a request this replica did not send, a cancellation) to the replicas.
+    #[cfg(feature = "redis")]
+    async fn forward_elsewhere(
+        &self,
+        session: &HttpSession,
+        message: &Message<'_>,
+        bytes: &[u8],
+    ) -> Result<(), Failure> {
+        let Some(replicas) = &self.replicas else { return Ok(()) };
+        let elsewhere = match message {
+            Message::Response { id, .. } => !session.connection.session().awaits(id),
+            Message::Notification { method, .. } => method == "notifications/cancelled",
+            Message::Request(_) => false,
+        };
+        if elsewhere {
+            replicas.forward(&session.id, bytes).await.map_err(|_| Failure::store_unavailable())?;
+        }
+        Ok(())
     }
 }
 

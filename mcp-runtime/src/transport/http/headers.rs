@@ -94,8 +94,22 @@ impl Failure {
         Self { status: StatusCode::BAD_REQUEST, code: code::BAD_REQUEST, message: message.into() }
     }
 
+    /// 503: the session store is unreachable (feature `redis`).
+    pub fn store_unavailable() -> Self {
+        Self {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            code: crate::jsonrpc::code::INTERNAL_ERROR,
+            message: "Service Unavailable: the session store is unreachable; retry shortly".into(),
+        }
+    }
+
     pub fn answer(self) -> Answer {
-        body::error(self.status, self.code, self.message)
+        let unavailable = self.status == StatusCode::SERVICE_UNAVAILABLE;
+        let mut answer = body::error(self.status, self.code, self.message);
+        if unavailable {
+            answer.headers_mut().insert(hyper::header::RETRY_AFTER, hyper::header::HeaderValue::from_static("1"));
+        }
+        answer
     }
 }
 

@@ -20,6 +20,7 @@
 //! | `stateless.rs` | 2026-07-28 `POST`s: no session, the status of an error answer |
 //! | `config.rs` | [`HttpConfig`] |
 //! | `security.rs` | the Origin/Host allow-lists (DNS-rebinding protection) |
+//! | `replicas/` | several replicas sharing sessions through Redis (feature `redis`): records, streams, the bus between replicas |
 //! | `sessions.rs` | the session table: ids, the caps (in all, per client), the handshake and idle timeouts |
 //! | `session.rs` | one session: its engine connection and its streams |
 //! | `sse.rs` | event encoding, event ids, the per-stream replay log |
@@ -35,6 +36,8 @@ mod endpoint;
 mod headers;
 mod media;
 mod policy;
+#[cfg(feature = "redis")]
+mod replicas;
 mod security;
 mod serve;
 mod service;

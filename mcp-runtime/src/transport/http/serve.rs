@@ -177,7 +177,7 @@ pub(crate) async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()>,
 ) -> Result<()> {
-    McpHttpService::new(core, HttpConfig::default()).serve(listener, shutdown).await
+    McpHttpService::new(core, HttpConfig::default())?.serve(listener, shutdown).await
 }
 
 /// [`Server::serve_https`](crate::Server::serve_https) and friends.
@@ -188,7 +188,7 @@ pub(crate) async fn serve_tls(
     tls: TlsConfig,
     shutdown: impl Future<Output = ()>,
 ) -> Result<()> {
-    McpHttpService::new(core, HttpConfig::default()).serve_tls(listener, tls, shutdown).await
+    McpHttpService::new(core, HttpConfig::default())?.serve_tls(listener, tls, shutdown).await
 }
 
 /// Binds `address`, naming it in the error.

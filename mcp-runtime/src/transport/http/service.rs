@@ -75,10 +75,14 @@ pub(super) struct Inner {
     pub sessions: Sessions,
     #[cfg(feature = "auth")]
     pub guard: Option<super::auth::Guard>,
+    /// The Redis store shared with the other replicas (feature `redis`), if the server uses one.
+    #[cfg(feature = "redis")]
+    pub replicas: Option<Arc<super::replicas::Replicas>>,
 }
 
 impl McpHttpService {
-    pub(crate) fn new(core: Arc<ServerCore>, config: HttpConfig) -> Self {
+    /// Must run inside the tokio runtime when the server uses a Redis store.
+    pub(crate) fn new(core: Arc<ServerCore>, config: HttpConfig) -> crate::Result<Self> {
         let settings = StreamSettings {
             capacity: config.replay_buffer,
             retry: config.sse_retry,
@@ -92,17 +96,33 @@ impl McpHttpService {
         });
         #[cfg(feature = "auth")]
         let guard = config.auth.as_ref().map(|auth| super::auth::Guard::new(auth, &config.path));
-        Self {
-            peer: None,
-            inner: Arc::new(Inner {
-                core,
-                config,
-                settings,
-                sessions,
-                #[cfg(feature = "auth")]
-                guard,
-            }),
+        #[cfg(feature = "redis")]
+        let replicas = match &core.settings.session_store.kind {
+            crate::store::StoreKind::Memory => None,
+            crate::store::StoreKind::Redis(store) => {
+                if tokio::runtime::Handle::try_current().is_err() {
+                    let message =
+                        "a server with a Redis session store must be made into an HTTP service inside a tokio runtime";
+                    return Err(crate::Error::new(crate::ErrorKind::Config, message));
+                }
+                Some(super::replicas::Replicas::start(store, settings.clone(), config.idle_timeout)?)
+            }
+        };
+        let inner = Arc::new(Inner {
+            core,
+            config,
+            settings,
+            sessions,
+            #[cfg(feature = "auth")]
+            guard,
+            #[cfg(feature = "redis")]
+            replicas,
+        });
+        #[cfg(feature = "redis")]
+        if let Some(replicas) = &inner.replicas {
+            replicas.attach(&inner);
         }
+        Ok(Self { peer: None, inner })
     }
 
     /// This service for one connection from `peer`, whose requests then carry its address.

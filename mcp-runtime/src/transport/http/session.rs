@@ -1,11 +1,14 @@
 //! One HTTP session: its engine [`Connection`], its `GET` stream, and the streams of the
 //! `POST`s it answered with SSE, kept for a while for clients that resume them.
 
-use super::sse::{EventStream, Reader, STANDALONE, StreamSettings};
+#[cfg(feature = "redis")]
+use super::replicas::{Replicas, stream::Replicated};
+use super::sse::{self, EventStream, STANDALONE, StreamSettings};
 use crate::core::ServerCore;
 use crate::engine::Connection;
 use crate::session::budget::Budget;
 use crate::session::outgoing::{Outgoing, Sink};
+use hyper::body::Bytes;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
@@ -37,6 +40,46 @@ pub(super) struct HttpSession {
     /// requests must come from the same user (or client).
     #[cfg(feature = "auth")]
     pub owner: std::sync::OnceLock<super::auth::SessionOwner>,
+    /// With a Redis store: the streams, in the store (`streams` then holds none).
+    #[cfg(feature = "redis")]
+    replicated: Option<Arc<Replicated>>,
+}
+
+/// The SSE body of one answer: a stream's events, from this process or from the store.
+pub(super) enum Reader {
+    Local(sse::Reader),
+    #[cfg(feature = "redis")]
+    Replicated(super::replicas::stream::Follower),
+}
+
+impl Reader {
+    /// The next frame to write, or `None` when this connection's part of the stream is over.
+    pub async fn next(&mut self) -> Option<Bytes> {
+        match self {
+            Self::Local(reader) => reader.next().await,
+            #[cfg(feature = "redis")]
+            Self::Replicated(follower) => follower.next().await,
+        }
+    }
+}
+
+/// Moves a request's messages into its stream, until its answer.
+pub(super) enum Pump {
+    Local(LocalPump),
+    #[cfg(feature = "redis")]
+    Replicated(super::replicas::stream::Pump),
+}
+
+impl Pump {
+    /// Moves what is queued already, then `answer` when the engine returned it at once, then
+    /// (on a task, if needed) the rest until the answer.
+    pub fn start(self, answer: Option<Outgoing>) {
+        match self {
+            Self::Local(pump) => pump.start(answer),
+            #[cfg(feature = "redis")]
+            Self::Replicated(pump) => pump.start(answer),
+        }
+    }
 }
 
 /// Every stream of a session.
@@ -85,7 +128,41 @@ impl HttpSession {
             last_active: Mutex::new(Instant::now()),
             #[cfg(feature = "auth")]
             owner: std::sync::OnceLock::new(),
+            #[cfg(feature = "redis")]
+            replicated: None,
         })
+    }
+
+    /// A session whose streams and record live in the Redis `store`, shared with the other
+    /// replicas of the server; must run inside the tokio runtime.
+    #[cfg(feature = "redis")]
+    pub fn new_replicated(id: String, core: Arc<ServerCore>, store: &Arc<Replicas>) -> Arc<Self> {
+        let settings = store.settings.clone();
+        let (unsolicited, messages) = mpsc::channel::<Outgoing>(SINK_QUEUE);
+        let connection = Connection::replicated(core, unsolicited, store.first_request_id());
+        let budget = Arc::clone(connection.budget());
+        let standalone = Arc::new(EventStream::new(STANDALONE, settings.clone(), Arc::clone(&budget)));
+        let table = Table { next_id: STANDALONE + 1, ..Table::default() };
+        let streams = Arc::new(Streams { settings, budget, standalone, table: Mutex::new(table) });
+        let replicated = Replicated::new(Arc::clone(store), &id, messages);
+        let closer = Arc::clone(&replicated);
+        connection.set_stream_closer(Box::new(move |sink| closer.close_connection_of(sink)));
+        Arc::new(Self {
+            id,
+            connection,
+            streams,
+            spare_sinks: Mutex::new(Vec::new()),
+            last_active: Mutex::new(Instant::now()),
+            #[cfg(feature = "auth")]
+            owner: std::sync::OnceLock::new(),
+            replicated: Some(replicated),
+        })
+    }
+
+    /// The session's part in the Redis store, if it has one.
+    #[cfg(feature = "redis")]
+    pub fn replicated(&self) -> Option<&Arc<Replicated>> {
+        self.replicated.as_ref()
     }
 
     pub fn touch(&self) {
@@ -94,7 +171,15 @@ impl HttpSession {
 
     /// Idle: no request since `timeout` ago, and no stream connected.
     pub fn is_idle(&self, now: Instant, timeout: std::time::Duration) -> bool {
-        now.saturating_duration_since(*lock(&self.last_active)) >= timeout && !self.streams.any_reader()
+        now.saturating_duration_since(*lock(&self.last_active)) >= timeout && !self.has_reader()
+    }
+
+    fn has_reader(&self) -> bool {
+        #[cfg(feature = "redis")]
+        if let Some(replicated) = &self.replicated {
+            return replicated.any_reader();
+        }
+        self.streams.any_reader()
     }
 
     /// Where one request's messages go (its progress, logs, requests to the client, answer),
@@ -119,6 +204,11 @@ impl HttpSession {
     /// for the `POST`'s answer (which starts with the priming event), and the pump that moves
     /// `messages` (from `sink`) into the stream.
     pub fn open_stream(&self, sink: &Sink, messages: mpsc::Receiver<Outgoing>) -> (Reader, Pump) {
+        #[cfg(feature = "redis")]
+        if let Some(replicated) = &self.replicated {
+            let (follower, pump) = replicated.open_stream(sink, messages);
+            return (Reader::Replicated(follower), Pump::Replicated(pump));
+        }
         let streams = &self.streams;
         let mut table = lock(&streams.table);
         let id = table.next_id;
@@ -136,44 +226,65 @@ impl HttpSession {
         if closed_early.is_some() {
             stream.close_connection();
         }
-        (reader, Pump { messages, stream, streams: Arc::clone(streams) })
+        (Reader::Local(reader), Pump::Local(LocalPump { messages, stream, streams: Arc::clone(streams) }))
     }
 
     /// Queues a message on the `GET` stream.
     pub async fn send_unsolicited(&self, message: &[u8]) {
+        #[cfg(feature = "redis")]
+        if let Some(replicated) = &self.replicated {
+            return replicated.send_unsolicited(message).await;
+        }
         self.streams.standalone.push(message).await;
     }
 
     /// A reader for a `GET`: resuming the stream of `last_event` (`(stream, seq)`), or the
-    /// session's own `GET` stream. `None` when that stream is no longer kept.
-    pub fn listen(&self, last_event: Option<(u64, u64)>) -> Option<Reader> {
+    /// session's own `GET` stream. `Ok(None)` when that stream is no longer kept; `Err` when
+    /// the store that keeps it is unreachable.
+    pub async fn listen(&self, last_event: Option<(u64, u64)>) -> Result<Option<Reader>, Unreachable> {
+        #[cfg(feature = "redis")]
+        if let Some(replicated) = &self.replicated {
+            return replicated.listen(last_event).await.map(|f| f.map(Reader::Replicated)).map_err(|_| Unreachable);
+        }
         let streams = &self.streams;
         let Some((stream, seq)) = last_event else {
-            return Some(streams.standalone.attach(None).lead_with(super::sse::retry_frame(streams.settings.retry)));
+            let reader = streams.standalone.attach(None).lead_with(super::sse::retry_frame(streams.settings.retry));
+            return Ok(Some(Reader::Local(reader)));
         };
         let stream = match stream {
             STANDALONE => Arc::clone(&streams.standalone),
-            id => Arc::clone(&lock(&streams.table).streams.get(&id)?.0),
+            id => match lock(&streams.table).streams.get(&id) {
+                Some((stream, _)) => Arc::clone(stream),
+                None => return Ok(None),
+            },
         };
-        stream.knows(seq).then(|| stream.attach(Some(seq)))
+        Ok(stream.knows(seq).then(|| Reader::Local(stream.attach(Some(seq)))))
     }
 
     /// Ends the session's `GET` stream. A request's stream ends by itself once its answer
     /// (or its cancellation) has gone through: ending it here could cut it off before an
     /// answer still on its way from the engine (the shutdown race that lost answers).
     pub fn end(&self) {
+        #[cfg(feature = "redis")]
+        if let Some(replicated) = &self.replicated {
+            replicated.end();
+        }
         self.streams.standalone.complete();
     }
 }
 
-/// Moves a request's messages from its sink into its stream, until its answer.
-pub(super) struct Pump {
+/// The session store could not be reached.
+#[derive(Debug)]
+pub(super) struct Unreachable;
+
+/// Moves a request's messages from its sink into its stream in this process, until its answer.
+pub(super) struct LocalPump {
     messages: mpsc::Receiver<Outgoing>,
     stream: Arc<EventStream>,
     streams: Arc<Streams>,
 }
 
-impl Pump {
+impl LocalPump {
     /// Moves what is queued already, then `answer` when the engine returned it at once: such
     /// a request then needs no task. Otherwise, or if the stream's log is full, a task takes
     /// over until the answer; nothing here waits, since the reader that frees the log is not

@@ -211,6 +211,30 @@ impl Sessions {
         Ok(())
     }
 
+    /// The session with this id, as it is (not marked active).
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub fn peek(&self, id: &str) -> Option<Arc<HttpSession>> {
+        lock(&self.table).sessions.get(id).map(|entry| Arc::clone(&entry.session))
+    }
+
+    /// Adds a session another replica started (read from the store), established and counted
+    /// against no client; the copy already here if a concurrent request added one first.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub fn adopt(&self, session: Arc<HttpSession>) -> Result<Arc<HttpSession>, Refused> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(Refused::ShuttingDown);
+        }
+        let mut table = lock(&self.table);
+        if let Some(entry) = table.sessions.get(&session.id) {
+            return Ok(Arc::clone(&entry.session));
+        }
+        table.occupancy.check(&Client::Unknown)?;
+        table.occupancy.add(&Client::Unknown);
+        let entry = Entry { session: Arc::clone(&session), client: Client::Unknown, established: true };
+        table.sessions.insert(session.id.clone(), entry);
+        Ok(session)
+    }
+
     /// Ends a session (DELETE); `false` if there was none with this id.
     pub fn remove(&self, id: &str) -> bool {
         let removed = lock(&self.table).take(id);

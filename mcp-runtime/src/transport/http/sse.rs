@@ -30,7 +30,7 @@ pub(super) fn parse_event_id(id: &str) -> Option<(u64, u64)> {
 }
 
 /// `id:` then the message as `data:` lines (split at line breaks, which SSE would otherwise cut).
-fn encode_event(stream: u64, seq: u64, data: &[u8]) -> Bytes {
+pub(super) fn encode_event(stream: u64, seq: u64, data: &[u8]) -> Bytes {
     let mut frame = format!("id: {stream}-{seq}\n").into_bytes();
     if data.is_empty() {
         frame.extend_from_slice(b"data:\n");
@@ -47,13 +47,19 @@ fn encode_event(stream: u64, seq: u64, data: &[u8]) -> Bytes {
     Bytes::from(frame)
 }
 
+/// A stream's priming event: an id, a `retry:` hint and empty data, so the client can resume
+/// from it.
+pub(super) fn primer(stream: u64, seq: u64, retry: Duration) -> Bytes {
+    Bytes::from(format!("id: {stream}-{seq}\nretry: {}\ndata:\n\n", retry.as_millis()))
+}
+
 /// A `retry:` hint alone (no id, no data: clients do not dispatch it as an event).
 pub(super) fn retry_frame(retry: Duration) -> Bytes {
     Bytes::from(format!("retry: {}\n\n", retry.as_millis()))
 }
 
 /// An SSE comment, to keep an idle connection open.
-fn keep_alive_frame() -> Bytes {
+pub(super) fn keep_alive_frame() -> Bytes {
     Bytes::from_static(b": keep-alive\n\n")
 }
 
@@ -92,7 +98,7 @@ impl KeepAlive {
 
     /// Notified at every tick; the ticker starts on first use (inside the runtime) and stops
     /// once no stream settings hold this any more.
-    fn tick(&self) -> &Notify {
+    pub(super) fn tick(&self) -> &Notify {
         self.started.call_once(|| {
             tokio::spawn(every(self.interval, Arc::downgrade(&self.tick), Notify::notify_waiters));
         });
@@ -162,11 +168,11 @@ impl EventStream {
         let mut state = lock(&self.state);
         let seq = state.next_seq;
         state.next_seq += 1;
-        let frame = format!("id: {}-{seq}\nretry: {}\ndata:\n\n", self.id, self.settings.retry.as_millis());
+        let frame = primer(self.id, seq, self.settings.retry);
         // A few bytes, and the client needs them to resume: kept whatever the budget.
         self.budget.reserve_anyway(frame.len());
         state.bytes += frame.len();
-        state.events.push_back((seq, Bytes::from(frame)));
+        state.events.push_back((seq, frame));
         drop(state);
         self.appended.notify_waiters();
     }

@@ -1,0 +1,231 @@
+//! Several replicas of one server sharing their sessions through Redis (feature `redis`,
+//! [`SessionStore::redis`](crate::SessionStore::redis)).
+//!
+//! Each replica keeps the sessions it serves in its own table, as with the memory store, so
+//! a call costs no Redis command in the common case; Redis holds what another replica needs to
+//! serve the session next:
+//!
+//! | Key (after the prefix) | Holds |
+//! |---|---|
+//! | `session:<id>` | the session's record ([`record`]): version, client, log level, subscriptions, owner; idle TTL |
+//! | `state:<id>` | its `SessionState` values, JSON by type name |
+//! | `sessions` | the ids of initialized sessions, for list-changed notifications |
+//! | `ev:<id>:<stream>` | each SSE stream's events ([`stream`]), bounded, with the idle TTL |
+//! | `sent:<id>` | the last event of the `GET` stream a client received, where a fresh `GET` starts |
+//!
+//! Replicas talk through one pub/sub channel ([`bus`]): a client's message that belongs to a
+//! request running elsewhere (an answer to a server-to-client request, a cancellation), a
+//! session's end, a changed record, a catalog change, and "a stream grew".
+//!
+//! A request that needs Redis while it is unreachable is answered 503; the log says so once
+//! per interval, and the connection manager reconnects by itself.
+
+pub(super) mod bus;
+pub(super) mod record;
+pub(super) mod stream;
+
+use super::service::Inner;
+use super::session::HttpSession;
+use super::sse::StreamSettings;
+use crate::store::RedisStore;
+use foldhash::{HashMap, HashMapExt as _};
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use std::future::Future;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
+use std::time::{Duration, Instant};
+use tokio::sync::Notify;
+
+/// Redis could not be reached (or did not answer in time): the request gets 503.
+#[derive(Debug)]
+pub(super) struct Unavailable;
+
+/// This replica's view of the shared store.
+pub(super) struct Replicas {
+    redis: ConnectionManager,
+    prefix: String,
+    /// This replica's number, random: it tags the ids of the streams it opens and of its
+    /// requests to clients, so replicas sharing a session never pick the same.
+    tag: u32,
+    timeout: Duration,
+    /// The idle timeout: what every key of a session lives after its last use.
+    ttl: Duration,
+    pub settings: StreamSettings,
+    health: Health,
+    /// Readers waiting for a stream to grow, by key.
+    waiters: Mutex<HashMap<String, Weak<Notify>>>,
+    /// The endpoint, for messages from other replicas.
+    inner: OnceLock<Weak<Inner>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Replicas {
+    /// Connects lazily (a replica starts while Redis is down) and starts listening to the
+    /// other replicas. Must run inside the tokio runtime.
+    pub fn start(store: &RedisStore, settings: StreamSettings, ttl: Duration) -> crate::Result<Arc<Self>> {
+        let (pushes, received) = tokio::sync::mpsc::unbounded_channel();
+        let config = ConnectionManagerConfig::new()
+            .set_push_sender(pushes)
+            .set_automatic_resubscription()
+            .set_connection_timeout(Some(store.timeout))
+            .set_response_timeout(Some(store.timeout))
+            .set_number_of_retries(2)
+            .set_max_delay(Duration::from_secs(1));
+        let redis = ConnectionManager::new_lazy_with_config(store.client.clone(), config)
+            .map_err(|err| crate::Error::msg(format!("Redis session store: {err}")))?;
+        let mut tag = [0u8; 4];
+        getrandom::fill(&mut tag).map_err(|err| crate::Error::msg(format!("no randomness: {err}")))?;
+        let replicas = Arc::new(Self {
+            redis,
+            prefix: store.prefix.clone(),
+            // 20 bits: a request id `tag << 32 | n` stays an exact JSON number (below 2^53).
+            tag: u32::from_le_bytes(tag) & 0xF_FFFF,
+            timeout: store.timeout,
+            ttl,
+            settings,
+            health: Health::default(),
+            waiters: Mutex::new(HashMap::new()),
+            inner: OnceLock::new(),
+        });
+        tokio::spawn(bus::listen(Arc::downgrade(&replicas), received));
+        Ok(replicas)
+    }
+
+    /// Connects this store to the endpoint it serves, and relays the catalog's changes made
+    /// here to the other replicas.
+    pub fn attach(self: &Arc<Self>, inner: &Arc<Inner>) {
+        let _ = self.inner.set(Arc::downgrade(inner));
+        tokio::spawn(bus::relay_changes(Arc::downgrade(self), inner.core.catalog.subscribe_local()));
+    }
+
+    fn inner(&self) -> Option<Arc<Inner>> {
+        self.inner.get().and_then(Weak::upgrade)
+    }
+
+    pub fn tag(&self) -> u32 {
+        self.tag
+    }
+
+    /// The first id of this replica's requests to clients.
+    pub fn first_request_id(&self) -> i64 {
+        (i64::from(self.tag) << 32) | 1
+    }
+
+    fn key(&self, kind: &str, session: &str) -> String {
+        format!("{}{kind}:{session}", self.prefix)
+    }
+
+    fn channel(&self) -> String {
+        format!("{}bus", self.prefix)
+    }
+
+    fn ttl_ms(&self) -> u64 {
+        u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX).max(1000)
+    }
+
+    /// Runs one exchange with Redis, bounded by the store's timeout; failures are logged (once
+    /// per interval) and come back as [`Unavailable`].
+    async fn run<T, F>(&self, exchange: impl FnOnce(ConnectionManager) -> F) -> Result<T, Unavailable>
+    where
+        F: Future<Output = redis::RedisResult<T>>,
+    {
+        match tokio::time::timeout(self.timeout, exchange(self.redis.clone())).await {
+            Ok(Ok(value)) => {
+                self.health.succeeded();
+                Ok(value)
+            }
+            Ok(Err(err)) => {
+                self.health.failed(&err.to_string());
+                Err(Unavailable)
+            }
+            Err(_) => {
+                self.health.failed(&format!("no answer within {:?}", self.timeout));
+                Err(Unavailable)
+            }
+        }
+    }
+
+    /// A notifier for readers of the stream `key`, woken when any replica appends to it.
+    pub fn waiter(&self, key: &str) -> Arc<Notify> {
+        let mut waiters = lock(&self.waiters);
+        if let Some(notify) = waiters.get(key).and_then(Weak::upgrade) {
+            return notify;
+        }
+        waiters.retain(|_, weak| weak.strong_count() > 0);
+        let notify = Arc::new(Notify::new());
+        waiters.insert(key.to_owned(), Arc::downgrade(&notify));
+        notify
+    }
+
+    /// Wakes the readers of `key` on this replica.
+    fn wake(&self, key: &str) {
+        if let Some(notify) = lock(&self.waiters).get(key).and_then(Weak::upgrade) {
+            notify.notify_waiters();
+        }
+    }
+
+    /// Refreshes the idle TTL of a session's keys, at most once per tenth of it per replica
+    /// (in the background: the request does not wait).
+    pub fn touch(self: &Arc<Self>, session: &HttpSession) {
+        let Some(replicated) = session.replicated() else { return };
+        if !replicated.touch_due(self.ttl / 10) {
+            return;
+        }
+        let (replicas, id) = (Arc::clone(self), session.id.clone());
+        tokio::spawn(async move {
+            let ttl = replicas.ttl_ms();
+            let keys = [replicas.key("session", &id), replicas.key("state", &id), replicas.key("sent", &id)];
+            let _ = replicas
+                .run(|mut redis| async move {
+                    let mut pipe = redis::pipe();
+                    for key in &keys {
+                        pipe.cmd("PEXPIRE").arg(key).arg(ttl).ignore();
+                    }
+                    pipe.query_async::<()>(&mut redis).await
+                })
+                .await;
+        });
+    }
+}
+
+/// Whether Redis answers, for the log: an outage is reported when it starts and then at most
+/// once per [`Health::REPORT_EVERY`], and its end once.
+#[derive(Default)]
+struct Health {
+    /// Since when, and when it was last reported.
+    down: Mutex<Option<(Instant, Instant)>>,
+}
+
+impl Health {
+    const REPORT_EVERY: Duration = Duration::from_secs(30);
+
+    fn failed(&self, error: &str) {
+        let now = Instant::now();
+        let mut down = lock(&self.down);
+        match &mut *down {
+            None => {
+                *down = Some((now, now));
+                tracing::error!(
+                    "Redis session store unreachable ({error}); requests that need it get 503 until it is back"
+                );
+            }
+            Some((since, reported)) if now.duration_since(*reported) >= Self::REPORT_EVERY => {
+                *reported = now;
+                tracing::error!(
+                    "Redis session store still unreachable after {:?} ({error})",
+                    now.duration_since(*since)
+                );
+            }
+            Some(_) => {}
+        }
+    }
+
+    fn succeeded(&self) {
+        let mut down = lock(&self.down);
+        if let Some((since, _)) = down.take() {
+            tracing::warn!("Redis session store reachable again after {:?}", since.elapsed());
+        }
+    }
+}
