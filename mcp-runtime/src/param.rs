@@ -31,7 +31,8 @@ use std::marker::PhantomData;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool parameter: it is neither an argument nor injected",
     label = "derive `Deserialize` and `JsonSchema` for this type, or implement `FromContext` to have it injected",
-    note = "an argument's type is deserialized and described in the input schema: `#[derive(serde::Deserialize, schemars::JsonSchema)]`; a type that implements `mcp_runtime::FromContext` is provided by the runtime instead"
+    note = "an argument's type is deserialized and described in the input schema: `#[derive(serde::Deserialize, schemars::JsonSchema)]`; a type that implements `mcp_runtime::FromContext` is provided by the runtime instead",
+    note = "`SessionState<T>` is injected when `T: Serialize + Deserialize + Default` (a session store keeps it, and it moves with the session between replicas); for a value that does not serialize, use `LocalSessionState<T>`"
 )]
 pub trait ToolParameter {}
 

@@ -10,7 +10,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-#[derive(Default)]
+/// Serializes: a session store keeps a `SessionState` value (the atomic's current count).
+#[derive(Default, Serialize, Deserialize)]
 struct Hits {
     count: AtomicU32,
 }
