@@ -202,6 +202,15 @@ impl Inner {
             }
             return body::empty(StatusCode::ACCEPTED);
         }
+        // In a store, a request's stream names it, so that a replica resuming the stream can
+        // answer for the replica running it, should that one die.
+        #[cfg(feature = "redis")]
+        let request = match (&message, session.replicated()) {
+            (Message::Request(request), Some(_)) => Some(request.id.clone()),
+            _ => None,
+        };
+        #[cfg(not(feature = "redis"))]
+        let request = None;
         let (sink, mut messages) = session.request_sink();
         // An answer ready at once, with nothing queued before it, is the whole reply: JSON
         // when the client takes it (the server may choose), with no stream to set up. A
@@ -225,7 +234,7 @@ impl Inner {
             return failure.answer();
         }
         if accepts.sse {
-            let (reader, pump) = session.open_stream(&sink, messages);
+            let (reader, pump) = session.open_stream(&sink, messages, request);
             drop(sink);
             pump.start(answer);
             return body::event_stream(reader);

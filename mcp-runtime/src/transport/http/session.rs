@@ -203,12 +203,19 @@ impl HttpSession {
     /// A stream for one request whose handler sends before answering, or waits: the reader
     /// for the `POST`'s answer (which starts with the priming event), and the pump that moves
     /// `messages` (from `sink`) into the stream.
-    pub fn open_stream(&self, sink: &Sink, messages: mpsc::Receiver<Outgoing>) -> (Reader, Pump) {
+    /// `request`: its id, for a stream kept in a store (`None` otherwise).
+    pub fn open_stream(
+        &self,
+        sink: &Sink,
+        messages: mpsc::Receiver<Outgoing>,
+        request: Option<crate::jsonrpc::RequestId>,
+    ) -> (Reader, Pump) {
         #[cfg(feature = "redis")]
         if let Some(replicated) = &self.replicated {
-            let (follower, pump) = replicated.open_stream(sink, messages);
+            let (follower, pump) = replicated.open_stream(sink, messages, request);
             return (Reader::Replicated(follower), Pump::Replicated(pump));
         }
+        let _ = request;
         let streams = &self.streams;
         let mut table = lock(&streams.table);
         let id = table.next_id;

@@ -90,6 +90,7 @@ impl Replicas {
             inner: OnceLock::new(),
         });
         tokio::spawn(bus::listen(Arc::downgrade(&replicas), received));
+        tokio::spawn(heartbeat(Arc::downgrade(&replicas)));
         Ok(replicas)
     }
 
@@ -115,6 +116,10 @@ impl Replicas {
 
     fn key(&self, kind: &str, session: &str) -> String {
         format!("{}{kind}:{session}", self.prefix)
+    }
+
+    fn heartbeat_key(&self, tag: u32) -> String {
+        format!("{}replica:{tag}", self.prefix)
     }
 
     fn channel(&self) -> String {
@@ -187,6 +192,28 @@ impl Replicas {
                 })
                 .await;
         });
+    }
+}
+
+/// How often a replica says it is alive, and how long the word lasts.
+const HEARTBEAT: Duration = Duration::from_secs(1);
+const HEARTBEAT_TTL: Duration = Duration::from_secs(4);
+
+/// Keeps this replica's heartbeat key alive, so readers of the streams of its requests can
+/// tell it died (and answer them for it).
+async fn heartbeat(replicas: Weak<Replicas>) {
+    let mut every = tokio::time::interval(HEARTBEAT);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        let Some(store) = replicas.upgrade() else { return };
+        let key = store.heartbeat_key(store.tag);
+        let ttl = HEARTBEAT_TTL.as_millis() as u64;
+        let _ = store
+            .run(|mut redis| async move {
+                redis::cmd("SET").arg(&key).arg(1).arg("PX").arg(ttl).query_async::<()>(&mut redis).await
+            })
+            .await;
     }
 }
 

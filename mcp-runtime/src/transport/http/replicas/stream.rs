@@ -13,6 +13,7 @@
 //! stream is 0.
 
 use super::{Replicas, Unavailable};
+use crate::jsonrpc::RequestId;
 use crate::session::Session;
 use crate::session::outgoing::{Outgoing, Sink};
 use hyper::body::Bytes;
@@ -70,6 +71,17 @@ end
 return n
 ";
 
+/// Appends an end (ARGV[1]: its data) unless the stream at KEYS[1] ended already.
+const END_IF_OPEN: &str = r"
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+if #last > 0 and last[1][2][2] == 'e' then return 0 end
+return append(KEYS[1], 'e', ARGV[1], ARGV[2], ARGV[3], ARGV[4])
+";
+
+/// How long a reader waits on a request's stream before it asks whether the replica running
+/// the request is still alive.
+const ORPHAN_CHECK_AFTER: Duration = Duration::from_secs(3);
+
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -118,6 +130,24 @@ impl Replicas {
             tokio::time::sleep(Duration::from_millis(200) * (attempt + 1)).await;
         }
         tracing::error!(stream = key, "an event was lost: the session store stayed unreachable");
+    }
+
+    /// Ends the stream at `key` with `data`, unless it ended already (two readers may find its
+    /// replica dead at once).
+    async fn end_if_open(&self, key: &str, data: &[u8]) -> Result<(), Unavailable> {
+        static SCRIPT: std::sync::LazyLock<redis::Script> =
+            std::sync::LazyLock::new(|| redis::Script::new(&format!("{APPEND_FN}\n{END_IF_OPEN}")));
+        let (cap, ttl, channel) = (self.stream_cap(), self.ttl_ms(), self.channel());
+        self.run(|mut redis| async move {
+            SCRIPT.key(key).arg(data).arg(cap).arg(ttl).arg(&channel).invoke_async::<()>(&mut redis).await
+        })
+        .await
+    }
+
+    /// Whether the replica tagged `tag` is alive (its heartbeat has not expired).
+    async fn is_alive(&self, tag: u32) -> Result<bool, Unavailable> {
+        let key = self.heartbeat_key(tag);
+        self.run(|mut redis| async move { redis::cmd("EXISTS").arg(&key).query_async(&mut redis).await }).await
     }
 
     /// Writes a list-changed or resource-updated notification to the `GET` stream of every
@@ -263,11 +293,17 @@ impl Replicated {
             done: false,
             live: Arc::clone(&self.live),
             sent_key: (stream == 0).then(|| self.store.key("sent", &self.session)),
+            idle_since: Instant::now(),
         }
     }
 
     /// A stream for one request (see `HttpSession::open_stream`).
-    pub fn open_stream(&self, sink: &Sink, messages: mpsc::Receiver<Outgoing>) -> (Follower, Pump) {
+    pub fn open_stream(
+        &self,
+        sink: &Sink,
+        messages: mpsc::Receiver<Outgoing>,
+        request: Option<RequestId>,
+    ) -> (Follower, Pump) {
         let stream = (u64::from(self.store.tag()) << 32) | self.next_stream.fetch_add(1, Ordering::Relaxed);
         let mut sinks = lock(&self.sinks);
         sinks.retain(|(_, weak)| weak.strong_count() > 0);
@@ -285,6 +321,7 @@ impl Replicated {
             key: self.key(stream),
             messages,
             close_first: closed_early.is_some(),
+            request,
         };
         (self.follower(stream, 0, 0), pump)
     }
@@ -396,6 +433,8 @@ pub(in super::super) struct Pump {
     messages: mpsc::Receiver<Outgoing>,
     /// The handler closed its connection before the stream existed.
     close_first: bool,
+    /// The request's id, kept in the priming entry.
+    request: Option<RequestId>,
 }
 
 impl Pump {
@@ -404,7 +443,8 @@ impl Pump {
             self.messages.close(); // nothing comes after an answer
         }
         tokio::spawn(async move {
-            self.store.append_retrying(&self.key, kind::PRIME, b"").await;
+            let request = self.request.as_ref().and_then(|id| serde_json::to_vec(id).ok()).unwrap_or_default();
+            self.store.append_retrying(&self.key, kind::PRIME, &request).await;
             if self.close_first {
                 self.store.append_retrying(&self.key, kind::CLOSE, b"").await;
             }
@@ -438,6 +478,8 @@ pub(in super::super) struct Follower {
     live: Arc<Live>,
     /// For the `GET` stream: where to record the last event the client received.
     sent_key: Option<String>,
+    /// Since when the stream has not grown.
+    idle_since: Instant,
 }
 
 impl Follower {
@@ -465,6 +507,12 @@ impl Follower {
                 && !entries.is_empty()
             {
                 self.take(entries);
+                self.idle_since = Instant::now();
+                continue;
+            }
+            if self.stream != 0 && self.idle_since.elapsed() >= ORPHAN_CHECK_AFTER {
+                self.idle_since = Instant::now();
+                self.end_if_orphaned().await;
                 continue;
             }
             let keep_alive = self.store.settings.keep_alive.clone();
@@ -482,6 +530,32 @@ impl Follower {
                 },
             }
         }
+    }
+
+    /// Ends a request's stream whose replica died (its heartbeat expired) with an error
+    /// answer to the request: nobody else would answer it.
+    async fn end_if_orphaned(&self) {
+        let owner = (self.stream >> 32) as u32;
+        if owner == self.store.tag() || self.store.is_alive(owner).await.unwrap_or(true) {
+            return;
+        }
+        let request = match self.store.range(&self.key, 0).await {
+            Ok(entries) => entries
+                .into_iter()
+                .find(|(_, kind, _)| kind == kind::PRIME)
+                .and_then(|(_, _, id)| serde_json::from_slice::<RequestId>(&id).ok()),
+            Err(_) => return,
+        };
+        let error = crate::jsonrpc::ErrorObject::new(
+            crate::jsonrpc::code::INTERNAL_ERROR,
+            "Internal error: the server replica running this request stopped before answering; retry the request",
+        );
+        let answer = match request {
+            Some(id) => crate::jsonrpc::encode_error(Some(&id), &error),
+            None => Vec::new(),
+        };
+        tracing::warn!(stream = %self.key, "the replica running a request died; ending its stream with an error");
+        let _ = self.store.end_if_open(&self.key, &answer).await;
     }
 
     fn take(&mut self, entries: Vec<Entry>) {
