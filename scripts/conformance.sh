@@ -4,59 +4,67 @@
 # 2026-07-28, then the unscored ones we hold ourselves to. Exits non-zero on any failure.
 #
 # Needs Node >= 22 (see scripts/node-env.sh, which installs it under `.node/` when missing).
-# Results go to `target/conformance/<run>/`. `PORT` picks the port (default: the first free one
-# from 3000).
+# Results go to `target/conformance/<run>/` (`CONFORMANCE_RESULTS` names another folder).
+# `PORT` picks the fixture's port (default: the first free one from 3000). With
+# `CONFORMANCE_URL`, the suite runs against that endpoint, a server already running (e.g. the
+# load balancer of scripts/replicas.sh), and no fixture is built or started.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 SUITE="@modelcontextprotocol/conformance@0.2.0-alpha.12"
-results="$root/target/conformance"
+results="${CONFORMANCE_RESULTS:-$root/target/conformance}"
 
 log() { printf '\n=== %s\n' "$*" >&2; }
 
 # --- Node 22 -------------------------------------------------------------------------------------
 source "$root/scripts/node-env.sh"
 
-# --- The fixture ---------------------------------------------------------------------------------
-log "building examples/conformance"
-cargo build --quiet -p conformance
-fixture="$root/target/debug/conformance"
-
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-if [[ -z "${PORT:-}" ]]; then
-    PORT=3000
-    while ! port_free "$PORT"; do PORT=$((PORT + 1)); done
-elif ! port_free "$PORT"; then
-    echo "port $PORT is already in use" >&2
-    exit 1
-fi
-export PORT
-url="http://127.0.0.1:$PORT/mcp"
-
 rm -rf "$results"
 mkdir -p "$results"
-server_pid=""
-stop_fixture() {
-    if [[ -n "$server_pid" ]] && kill -0 "$server_pid" 2>/dev/null; then
-        kill -TERM "$server_pid" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$server_pid" 2>/dev/null || true
-        wait "$server_pid" 2>/dev/null || true
-    fi
-}
-trap stop_fixture EXIT
-trap 'exit 130' INT TERM
 
-log "starting the fixture at $url (log: target/conformance/fixture.log)"
-RUST_LOG="${RUST_LOG:-info}" "$fixture" >"$results/fixture.log" 2>&1 &
-server_pid=$!
+# --- The fixture, unless a server is named -------------------------------------------------------
+server_pid=""
+if [[ -n "${CONFORMANCE_URL:-}" ]]; then
+    url="$CONFORMANCE_URL"
+    log "running against the server at $url"
+else
+    log "building examples/conformance"
+    cargo build --quiet -p conformance
+    fixture="$root/target/debug/conformance"
+
+    port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+    if [[ -z "${PORT:-}" ]]; then
+        PORT=3000
+        while ! port_free "$PORT"; do PORT=$((PORT + 1)); done
+    elif ! port_free "$PORT"; then
+        echo "port $PORT is already in use" >&2
+        exit 1
+    fi
+    export PORT
+    url="http://127.0.0.1:$PORT/mcp"
+
+    stop_fixture() {
+        if [[ -n "$server_pid" ]] && kill -0 "$server_pid" 2>/dev/null; then
+            kill -TERM "$server_pid" 2>/dev/null || true
+            for _ in $(seq 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
+            kill -KILL "$server_pid" 2>/dev/null || true
+            wait "$server_pid" 2>/dev/null || true
+        fi
+    }
+    trap stop_fixture EXIT
+    trap 'exit 130' INT TERM
+
+    log "starting the fixture at $url (log: $results/fixture.log)"
+    RUST_LOG="${RUST_LOG:-info}" "$fixture" >"$results/fixture.log" 2>&1 &
+    server_pid=$!
+fi
 
 # Ready when a ping answers (an HTTP answer of any kind means it listens).
 ready=""
 for _ in $(seq 100); do
-    if ! kill -0 "$server_pid" 2>/dev/null; then
+    if [[ -n "$server_pid" ]] && ! kill -0 "$server_pid" 2>/dev/null; then
         echo "the fixture exited early:" >&2
         cat "$results/fixture.log" >&2
         exit 1
@@ -71,7 +79,7 @@ for _ in $(seq 100); do
     fi
     sleep 0.1
 done
-[[ -n "$ready" ]] || { echo "the fixture did not answer at $url" >&2; exit 1; }
+[[ -n "$ready" ]] || { echo "the server did not answer at $url" >&2; exit 1; }
 
 # --- The suite -----------------------------------------------------------------------------------
 # After each run, `report` lists every check that is not a success, from the run's checks.json
@@ -129,7 +137,7 @@ for scenario in server-session-lifecycle json-schema-2020-12 server-sse-polling 
 done
 
 if ((${#failed[@]})); then
-    log "FAILED: ${failed[*]} (details: target/conformance/<run>/*/checks.json)"
+    log "FAILED: ${failed[*]} (details: $results/<run>/*/checks.json)"
     exit 1
 fi
 log "all conformance runs passed"

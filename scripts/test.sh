@@ -5,7 +5,9 @@
 # crates meant for crates.io built from what `cargo package` puts in them, and the interop
 # tests that drive the example servers through the official Python SDK client and the MCP
 # Inspector CLI, and the official MCP conformance suite against the fixture server (Node 22 is
-# installed under .node/).
+# installed under .node/); then both again through nginx in front of three replicas of the
+# fixture sharing one Redis (redis-server and nginx are installed from Debian's packages by
+# scripts/services.sh when missing).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -22,7 +24,12 @@ step "cargo doc (no broken links in the public docs)"
 RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --all-features \
     -p mcp-runtime -p mcp-runtime-macros -p mcp-runtime-uri-template
 
+step "services of the multi-replica tests: redis-server and nginx (installed when missing)"
+scripts/services.sh
+
 step "cargo test"
+# tests/tests/replicas.rs and cluster_rig.rs run replicas of the conformance fixture.
+cargo build --locked -p conformance
 cargo test --workspace --all-features --locked
 
 step "fuzz targets, once over their seeds (stable build, no instrumentation)"
@@ -46,5 +53,8 @@ CALCULATOR_BIN="$bin/calculator" NOTES_BIN="$bin/notes" HTTP_SERVER_BIN="$bin/ht
 
 step "official conformance suite (2025-11-25 and 2026-07-28) against examples/conformance"
 scripts/conformance.sh
+
+step "several replicas behind nginx on Redis: the conformance suite and Python SDK sessions"
+scripts/replicas.sh
 
 step "all tests passed"

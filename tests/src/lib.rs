@@ -1,6 +1,7 @@
 //! Shared test support: validating what a server sends against the official MCP JSON schemas
-//! (vendored in `tests/schema/<version>/schema.json`), driving a server binary over stdio, and a
-//! Streamable HTTP client.
+//! (vendored in `tests/schema/<version>/schema.json`), driving a server binary over stdio, a
+//! Streamable HTTP client, and a rig of several replicas behind nginx on a shared Redis
+//! (`cluster`).
 
 use mcp_runtime::testing::ServerMessage;
 use serde_json::{Value, json};
@@ -9,6 +10,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
+pub mod cluster;
 pub mod http;
 pub mod robust;
 mod stdio;

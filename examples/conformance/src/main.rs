@@ -10,6 +10,12 @@
 //! With `REDIS_URL` (and `MCP_REQUEST_STATE_SECRET`, the same for all) in its environment, it
 //! keeps its sessions in that Redis, so several replicas behind a load balancer serve one
 //! client: `scripts/replicas.sh` runs the suite that way, through nginx.
+//!
+//! Beside the suite's, one hidden tool (callable, not listed) serves the multi-replica tests
+//! (`tests/tests/replicas.rs`, `tests/python/test_replicas.py`):
+//! `test_trigger_resource_update {uri}` sends `notifications/resources/updated` for `uri` to the
+//! sessions subscribed to it, through the server's handle (`ServerHandle::resource_updated`), so
+//! a test can subscribe through one replica and have another one announce the change.
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::{Audio, ClientError, Elicitation, EmbeddedResource, Image, ResourceContents, Role, Sampling};
@@ -317,6 +323,18 @@ fn test_trigger_tool_change(ctx: Context) -> Result<&'static str, mcp_runtime::E
     Ok("Tool list changed")
 }
 
+/// Tells the sessions subscribed to `uri` that it changed (a hidden hook for the multi-replica
+/// tests: the call may reach another replica than the subscription did).
+#[mcp_tool(hidden)]
+fn test_trigger_resource_update(
+    /// The URI to announce (a resource or a template's URI, as `resources/subscribe` accepts)
+    uri: String,
+    ctx: Context,
+) -> Result<String, mcp_runtime::Error> {
+    ctx.server().resource_updated(&uri)?;
+    Ok(format!("Updated {uri}"))
+}
+
 /// A tool that exists only for an instant, to change the tool list.
 #[mcp_tool]
 fn test_dynamic_tool() -> &'static str {
@@ -545,6 +563,7 @@ fn server() -> Server {
             // Hidden hooks, as in the reference server: callable, not listed.
             test_trigger_tool_change,
             test_trigger_prompt_change,
+            test_trigger_resource_update,
             test_input_required_result_elicitation,
             test_input_required_result_sampling,
             test_input_required_result_list_roots,
