@@ -132,11 +132,22 @@ impl Replicas {
 
     /// Runs one exchange with Redis, bounded by the store's timeout; failures are logged (once
     /// per interval) and come back as [`Unavailable`].
+    ///
+    /// After a failure, a `PING` goes first: the connection manager replaces a broken
+    /// connection when a command fails on it, so without it the first exchange after Redis
+    /// comes back would fail for nothing.
     async fn run<T, F>(&self, exchange: impl FnOnce(ConnectionManager) -> F) -> Result<T, Unavailable>
     where
         F: Future<Output = redis::RedisResult<T>>,
     {
-        match tokio::time::timeout(self.timeout, exchange(self.redis.clone())).await {
+        let attempt = async {
+            if self.health.is_down() {
+                let mut redis = self.redis.clone();
+                let _ = redis::cmd("PING").query_async::<()>(&mut redis).await;
+            }
+            exchange(self.redis.clone()).await
+        };
+        match tokio::time::timeout(self.timeout, attempt).await {
             Ok(Ok(value)) => {
                 self.health.succeeded();
                 Ok(value)
@@ -247,6 +258,10 @@ impl Health {
             }
             Some(_) => {}
         }
+    }
+
+    fn is_down(&self) -> bool {
+        lock(&self.down).is_some()
     }
 
     fn succeeded(&self) {
