@@ -228,6 +228,36 @@ async fn a_session_outlives_restarting_every_replica() {
     }
 }
 
+/// A `SessionState` value follows its session from replica to replica: each call through the
+/// load balancer reaches the next replica, and counts on from what the last one saved, also
+/// after a replica that held the value is killed and restarted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_state_follows_the_session_across_replicas() {
+    let mut cluster = Cluster::start(REPLICAS);
+    let client = open_session(&cluster).await;
+    let mut expected = 0;
+    let mut count = |client: HttpClient, id: i64| async move {
+        let messages = client.request(id, "tools/call", json!({"name": "test_session_counter", "arguments": {}})).await;
+        response(&messages)["result"]["structuredContent"]["result"]
+            .as_u64()
+            .or_else(|| response(&messages)["result"]["content"][0]["text"].as_str()?.parse().ok())
+            .unwrap_or_else(|| panic!("a count: {messages:?}"))
+    };
+    for id in 1..=2 * REPLICAS as i64 {
+        expected += 1;
+        assert_eq!(count(client.clone(), id).await, expected, "call {id} counts on from the last replica's value");
+    }
+    cluster.kill9(1);
+    cluster.restart(1);
+    for id in 100..100 + 2 * REPLICAS as i64 {
+        expected += 1;
+        assert_eq!(count(client.clone(), id).await, expected, "call {id}, after a replica restarted");
+    }
+    // A second session has its own count.
+    let other = open_session(&cluster).await;
+    assert_eq!(count(other, 1).await, 1, "another session starts from the default");
+}
+
 /// What a request while Redis is down gets: its status, content type and body, within
 /// [`OUTAGE_ANSWER`].
 async fn during_outage(client: &HttpClient, message: &Value, what: &str) -> (StatusCode, String, Vec<u8>) {

@@ -11,11 +11,13 @@
 //! keeps its sessions in that Redis, so several replicas behind a load balancer serve one
 //! client: `scripts/replicas.sh` runs the suite that way, through nginx.
 //!
-//! Beside the suite's, one hidden tool (callable, not listed) serves the multi-replica tests
+//! Beside the suite's, two hidden tools (callable, not listed) serve the multi-replica tests
 //! (`tests/tests/replicas.rs`, `tests/python/test_replicas.py`):
 //! `test_trigger_resource_update {uri}` sends `notifications/resources/updated` for `uri` to the
 //! sessions subscribed to it, through the server's handle (`ServerHandle::resource_updated`), so
-//! a test can subscribe through one replica and have another one announce the change.
+//! a test can subscribe through one replica and have another one announce the change; and
+//! `test_session_counter` counts its calls in a `SessionState`, which must follow the session
+//! from replica to replica.
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::{Audio, ClientError, Elicitation, EmbeddedResource, Image, ResourceContents, Role, Sampling};
@@ -323,6 +325,19 @@ fn test_trigger_tool_change(ctx: Context) -> Result<&'static str, mcp_runtime::E
     Ok("Tool list changed")
 }
 
+/// Calls of `test_session_counter` in this session.
+#[derive(Default, Serialize, Deserialize)]
+struct Calls {
+    count: std::sync::atomic::AtomicU64,
+}
+
+/// Counts its calls in this session (a hidden hook for the multi-replica tests: each call may
+/// reach another replica, and the count must follow).
+#[mcp_tool(hidden)]
+fn test_session_counter(calls: mcp_runtime::SessionState<Calls>) -> u64 {
+    calls.count.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1
+}
+
 /// Tells the sessions subscribed to `uri` that it changed (a hidden hook for the multi-replica
 /// tests: the call may reach another replica than the subscription did).
 #[mcp_tool(hidden)]
@@ -557,6 +572,7 @@ fn server() -> Server {
             test_elicitation_sep1330_enums,
             json_schema_2020_12_tool,
             test_reconnection,
+            test_session_counter,
             test_missing_capability,
             test_streaming_elicitation,
             test_logging_tool,

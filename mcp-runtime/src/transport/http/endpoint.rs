@@ -107,6 +107,7 @@ impl Inner {
         };
         #[cfg(feature = "redis")]
         if let Some(replicas) = &self.replicas {
+            replicas.refresh_if_stale(&session).await.map_err(|_| Failure::store_unavailable())?;
             replicas.touch(&session);
         }
         #[cfg(feature = "auth")]

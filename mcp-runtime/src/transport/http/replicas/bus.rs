@@ -151,24 +151,40 @@ impl Replicas {
             }
             Note::Changed { session } => {
                 let Some(session) = inner.sessions.peek(&session) else { return };
+                let Some(replicated) = session.replicated() else { return };
+                // Marked at once: a request that comes before the refresh below refreshes first.
+                replicated.mark_stale();
                 let store = Arc::clone(self);
-                tokio::spawn(async move { store.refresh(&session).await });
+                tokio::spawn(async move {
+                    let _ = store.refresh_if_stale(&session).await;
+                });
             }
             Note::Catalog { change } => inner.core.catalog.announce_remote(change.into_change()),
         }
     }
 
-    /// Reads a session's record and state again, after another replica changed them.
-    pub(super) async fn refresh(&self, session: &super::super::session::HttpSession) {
-        let (record, state) = match (self.load_record(&session.id).await, self.load_state(&session.id).await) {
-            (Ok(Some(record)), Ok(state)) => (record, state),
-            _ => return,
+    /// Reads a session's record and state again if another replica changed them since this
+    /// one last did; on failure the session stays stale, for the next request to retry.
+    pub async fn refresh_if_stale(&self, session: &super::super::session::HttpSession) -> Result<(), Unavailable> {
+        let Some(replicated) = session.replicated() else { return Ok(()) };
+        if !replicated.take_stale() {
+            return Ok(());
+        }
+        let loaded =
+            async { Ok::<_, Unavailable>((self.load_record(&session.id).await?, self.load_state(&session.id).await?)) };
+        let (record, state) = match loaded.await {
+            Ok((Some(record), state)) => (record, state),
+            Ok((None, _)) => return Ok(()), // ended: the `Ended` note follows
+            Err(unavailable) => {
+                replicated.mark_stale();
+                return Err(unavailable);
+            }
         };
-        let Some(replicated) = session.replicated() else { return };
         let engine = session.connection.session();
         record.apply(engine);
         engine.state.reload(state.into_iter().collect());
         replicated.saved(engine.revision(), Vec::new());
+        Ok(())
     }
 }
 

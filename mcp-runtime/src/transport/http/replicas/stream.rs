@@ -247,6 +247,8 @@ pub(in super::super) struct Replicated {
     /// The session's revision last saved, and the `SessionState` values.
     saved_revision: AtomicU64,
     saved_state: Mutex<Vec<(&'static str, String)>>,
+    /// Another replica changed the session since this one read it.
+    stale: AtomicBool,
 }
 
 impl Replicated {
@@ -263,6 +265,7 @@ impl Replicated {
             last_touch: Mutex::new(Instant::now()),
             saved_revision: AtomicU64::new(u64::MAX),
             saved_state: Mutex::default(),
+            stale: AtomicBool::new(false),
         });
         let weak = Arc::downgrade(&replicated);
         tokio::spawn(async move {
@@ -384,6 +387,15 @@ impl Replicated {
             *last = Instant::now();
         }
         due
+    }
+
+    pub fn mark_stale(&self) {
+        self.stale.store(true, Ordering::Release);
+    }
+
+    /// Whether the session was stale (it no longer is: the caller reads it again).
+    pub fn take_stale(&self) -> bool {
+        self.stale.swap(false, Ordering::AcqRel)
     }
 
     /// Records what was saved (or read) of the session.
