@@ -151,3 +151,20 @@ pub(crate) async fn with_caller<F: Future>(caller: Arc<AuthInfo>, future: F) -> 
 pub(crate) fn current_caller() -> Option<Arc<AuthInfo>> {
     CALLER.try_with(Arc::clone).ok()
 }
+
+/// Who owns a session: the issuer of the token that started it and whom it was issued for (a
+/// user or a client acting for itself: never equal, whatever their names). A session store
+/// keeps it with the session.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub(crate) struct SessionOwner {
+    issuer: Option<String>,
+    principal: Principal,
+}
+
+impl SessionOwner {
+    /// The owner `caller` would be.
+    pub(crate) fn of(caller: &AuthInfo) -> Self {
+        let issuer = caller.claim("iss").and_then(serde_json::Value::as_str).map(str::to_owned);
+        Self { issuer, principal: caller.principal().clone() }
+    }
+}

@@ -23,7 +23,7 @@ mod jwt;
 pub(crate) mod scopes;
 
 pub use caller::{AuthInfo, Principal};
-pub(crate) use caller::{current_caller, with_caller};
+pub(crate) use caller::{SessionOwner, current_caller, with_caller};
 pub use config::AuthConfig;
 pub use jwt::{JwtKey, JwtVerifier};
 

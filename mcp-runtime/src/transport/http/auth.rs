@@ -4,7 +4,7 @@
 
 use super::body::{self, Answer};
 use super::code;
-use crate::auth::{AuthConfig, AuthInfo, Principal, scopes};
+use crate::auth::{AuthConfig, AuthInfo, scopes};
 use crate::jsonrpc::{self, ErrorObject, RequestId};
 use hyper::header::{ALLOW, AUTHORIZATION, CACHE_CONTROL, HeaderValue, WWW_AUTHENTICATE};
 use hyper::http::request::Parts;
@@ -169,23 +169,6 @@ fn bearer_token(value: &HeaderValue) -> Option<&str> {
 /// Text safe inside a quoted header parameter.
 fn quotable(text: &str) -> String {
     text.chars().map(|c| if c == '"' || c == '\\' || !(' '..='~').contains(&c) { '\'' } else { c }).collect()
-}
-
-/// Who owns a session: the issuer of the token that started it and whom it was issued for (a
-/// user or a client acting for itself: never equal, whatever their names). A session store
-/// keeps it with the session.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub(super) struct SessionOwner {
-    issuer: Option<String>,
-    principal: Principal,
-}
-
-impl SessionOwner {
-    /// The owner `caller` would be.
-    pub(super) fn of(caller: &AuthInfo) -> Self {
-        let issuer = caller.claim("iss").and_then(serde_json::Value::as_str).map(str::to_owned);
-        Self { issuer, principal: caller.principal().clone() }
-    }
 }
 
 #[cfg(test)]

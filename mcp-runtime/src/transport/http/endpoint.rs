@@ -107,12 +107,14 @@ impl Inner {
         };
         #[cfg(feature = "redis")]
         if let Some(replicas) = &self.replicas {
-            replicas.refresh_if_stale(&session).await.map_err(|_| Failure::store_unavailable())?;
-            replicas.touch(&session);
+            self.refresh_if_stale(replicas, &session).await?;
+            if let Some(replicated) = session.replicated() {
+                replicated.touch();
+            }
         }
         #[cfg(feature = "auth")]
         if let Some(owner) = session.owner.get()
-            && crate::auth::current_caller().is_none_or(|caller| super::auth::SessionOwner::of(&caller) != *owner)
+            && crate::auth::current_caller().is_none_or(|caller| crate::auth::SessionOwner::of(&caller) != *owner)
         {
             tracing::warn!(session = %session.id, "refused a request for a session started by another user");
             return Err(Failure {
@@ -308,7 +310,7 @@ impl Inner {
         if succeeded {
             #[cfg(feature = "auth")]
             if let Some(caller) = crate::auth::current_caller() {
-                let _ = session.owner.set(super::auth::SessionOwner::of(&caller));
+                let _ = session.owner.set(crate::auth::SessionOwner::of(&caller));
             }
             // Saved before the client learns the id: its next request may reach any replica.
             #[cfg(feature = "redis")]
@@ -420,6 +422,35 @@ impl Inner {
         }
     }
 
+    /// Reads a session again if another replica changed it since this one last did (on
+    /// failure it stays stale, for the next request to retry).
+    #[cfg(feature = "redis")]
+    async fn refresh_if_stale(
+        &self,
+        replicas: &super::replicas::Replicas,
+        session: &HttpSession,
+    ) -> Result<(), Failure> {
+        let Some(replicated) = session.replicated() else { return Ok(()) };
+        if !replicated.take_stale() {
+            return Ok(());
+        }
+        let loaded = async { Ok((replicas.load_record(&session.id).await?, replicas.load_state(&session.id).await?)) };
+        match loaded.await {
+            Ok((Some(record), state)) => {
+                let engine = session.connection.session();
+                record.apply(engine);
+                engine.state.reload(state.into_iter().collect());
+                replicated.saved(engine.revision(), Vec::new());
+                Ok(())
+            }
+            Ok((None, _)) => Ok(()), // ended elsewhere: its `Ended` note follows
+            Err(super::replicas::Unavailable) => {
+                replicated.mark_stale();
+                Err(Failure::store_unavailable())
+            }
+        }
+    }
+
     /// Saves what a message changed of a session in the Redis store, if the server has one.
     #[cfg(feature = "redis")]
     async fn persist(&self, session: &HttpSession) -> Result<(), Failure> {
@@ -494,7 +525,7 @@ fn session_refused(refused: Refused) -> Answer {
 fn client_of(peer: Option<SocketAddr>, extensions: &hyper::http::Extensions) -> Client {
     #[cfg(feature = "auth")]
     if let Some(caller) = crate::auth::current_caller() {
-        return Client::User(super::auth::SessionOwner::of(&caller));
+        return Client::User(crate::auth::SessionOwner::of(&caller));
     }
     Client::at(peer.or_else(|| extensions.get::<SocketAddr>().copied()).map(|peer| peer.ip()))
 }

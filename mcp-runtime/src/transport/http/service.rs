@@ -120,7 +120,8 @@ impl McpHttpService {
         });
         #[cfg(feature = "redis")]
         if let Some(replicas) = &inner.replicas {
-            replicas.attach(&inner);
+            let local: std::sync::Weak<dyn super::replicas::LocalSessions> = Arc::downgrade(&inner) as _;
+            replicas.attach(local, &inner.core.catalog);
         }
         Ok(Self { peer: None, inner })
     }
@@ -143,6 +144,36 @@ impl McpHttpService {
         for session in &sessions {
             session.end();
         }
+    }
+}
+
+/// What other replicas say about the sessions this one holds.
+#[cfg(feature = "redis")]
+impl super::replicas::LocalSessions for Inner {
+    fn deliver(&self, session: &str, message: String) {
+        let Some(session) = self.sessions.peek(session) else { return };
+        tokio::spawn(async move {
+            let (sink, _) = tokio::sync::mpsc::channel(1);
+            session.connection.receive_bytes(message.as_bytes(), &sink).await;
+        });
+    }
+
+    fn end(&self, session: &str) {
+        if self.sessions.remove(session) {
+            tracing::debug!(%session, "session ended on another replica");
+        }
+    }
+
+    fn mark_stale(&self, session: &str) {
+        if let Some(replicated) =
+            self.sessions.peek(session).as_deref().and_then(super::session::HttpSession::replicated)
+        {
+            replicated.mark_stale();
+        }
+    }
+
+    fn catalog_changed(&self, change: crate::registry::Change) {
+        self.core.catalog.announce_remote(change);
     }
 }
 

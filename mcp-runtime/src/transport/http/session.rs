@@ -39,7 +39,7 @@ pub(super) struct HttpSession {
     /// The issuer and principal of the token that started the session (feature `auth`): later
     /// requests must come from the same user (or client).
     #[cfg(feature = "auth")]
-    pub owner: std::sync::OnceLock<super::auth::SessionOwner>,
+    pub owner: std::sync::OnceLock<crate::auth::SessionOwner>,
     /// With a Redis store: the streams, in the store (`streams` then holds none).
     #[cfg(feature = "redis")]
     replicated: Option<Arc<Replicated>>,

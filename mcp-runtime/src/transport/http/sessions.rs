@@ -40,7 +40,7 @@ pub(super) enum Client {
     Address(IpAddr),
     /// Whom the caller's token was issued for, by whom (feature `auth`).
     #[cfg(feature = "auth")]
-    User(super::auth::SessionOwner),
+    User(crate::auth::SessionOwner),
     /// Neither is known (a mounted service whose requests carry no peer address): only the
     /// table's cap applies.
     Unknown,

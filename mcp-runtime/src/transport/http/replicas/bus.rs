@@ -9,7 +9,7 @@ use super::{Replicas, Unavailable};
 use crate::registry::Change;
 use redis::{PushInfo, PushKind};
 use serde::{Deserialize, Serialize};
-use std::sync::{Arc, Weak};
+use std::sync::Weak;
 use std::time::Duration;
 use tokio::sync::{broadcast, mpsc};
 
@@ -123,7 +123,7 @@ pub(super) async fn listen(replicas: Weak<Replicas>, mut pushes: mpsc::Unbounded
 }
 
 impl Replicas {
-    fn receive(self: &Arc<Self>, payload: &str) {
+    fn receive(&self, payload: &str) {
         if let Some(key) = payload.strip_prefix('n') {
             return self.wake(key);
         }
@@ -135,56 +135,13 @@ impl Replicas {
             Ok(note) => note,
             Err(err) => return tracing::debug!("ignoring a note from another replica that does not decode: {err}"),
         };
-        let Some(inner) = self.inner() else { return };
+        let Some(local) = self.local() else { return };
         match note {
-            Note::Message { session, message } => {
-                let Some(session) = inner.sessions.peek(&session) else { return };
-                tokio::spawn(async move {
-                    let (sink, _) = tokio::sync::mpsc::channel(1);
-                    session.connection.receive_bytes(message.as_bytes(), &sink).await;
-                });
-            }
-            Note::Ended { session } => {
-                if inner.sessions.remove(&session) {
-                    tracing::debug!(%session, "session ended on another replica");
-                }
-            }
-            Note::Changed { session } => {
-                let Some(session) = inner.sessions.peek(&session) else { return };
-                let Some(replicated) = session.replicated() else { return };
-                // Marked at once: a request that comes before the refresh below refreshes first.
-                replicated.mark_stale();
-                let store = Arc::clone(self);
-                tokio::spawn(async move {
-                    let _ = store.refresh_if_stale(&session).await;
-                });
-            }
-            Note::Catalog { change } => inner.core.catalog.announce_remote(change.into_change()),
+            Note::Message { session, message } => local.deliver(&session, message),
+            Note::Ended { session } => local.end(&session),
+            Note::Changed { session } => local.mark_stale(&session),
+            Note::Catalog { change } => local.catalog_changed(change.into_change()),
         }
-    }
-
-    /// Reads a session's record and state again if another replica changed them since this
-    /// one last did; on failure the session stays stale, for the next request to retry.
-    pub async fn refresh_if_stale(&self, session: &super::super::session::HttpSession) -> Result<(), Unavailable> {
-        let Some(replicated) = session.replicated() else { return Ok(()) };
-        if !replicated.take_stale() {
-            return Ok(());
-        }
-        let loaded =
-            async { Ok::<_, Unavailable>((self.load_record(&session.id).await?, self.load_state(&session.id).await?)) };
-        let (record, state) = match loaded.await {
-            Ok((Some(record), state)) => (record, state),
-            Ok((None, _)) => return Ok(()), // ended: the `Ended` note follows
-            Err(unavailable) => {
-                replicated.mark_stale();
-                return Err(unavailable);
-            }
-        };
-        let engine = session.connection.session();
-        record.apply(engine);
-        engine.state.reload(state.into_iter().collect());
-        replicated.saved(engine.revision(), Vec::new());
-        Ok(())
     }
 }
 

@@ -24,9 +24,8 @@ pub(super) mod bus;
 pub(super) mod record;
 pub(super) mod stream;
 
-use super::service::Inner;
-use super::session::HttpSession;
 use super::sse::StreamSettings;
+use crate::registry::{Catalog, Change};
 use crate::store::RedisStore;
 use foldhash::{HashMap, HashMapExt as _};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
@@ -53,8 +52,21 @@ pub(super) struct Replicas {
     health: Health,
     /// Readers waiting for a stream to grow, by key.
     waiters: Mutex<HashMap<String, Weak<Notify>>>,
-    /// The endpoint, for messages from other replicas.
-    inner: OnceLock<Weak<Inner>>,
+    /// This replica's sessions, for what other replicas say about them.
+    local: OnceLock<Weak<dyn LocalSessions>>,
+}
+
+/// What the bus needs of the sessions this replica holds (the HTTP service implements it; the
+/// store sits below it, and knows sessions only by id).
+pub(super) trait LocalSessions: Send + Sync {
+    /// Hands a client's message to this replica's copy of `session`, if it has one.
+    fn deliver(&self, session: &str, message: String);
+    /// Drops this replica's copy of `session`, ending what it runs here.
+    fn end(&self, session: &str);
+    /// Another replica changed `session`: its next request here reads it again first.
+    fn mark_stale(&self, session: &str);
+    /// Another replica changed what the server offers.
+    fn catalog_changed(&self, change: Change);
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -87,22 +99,22 @@ impl Replicas {
             settings,
             health: Health::default(),
             waiters: Mutex::new(HashMap::new()),
-            inner: OnceLock::new(),
+            local: OnceLock::new(),
         });
         tokio::spawn(bus::listen(Arc::downgrade(&replicas), received));
         tokio::spawn(heartbeat(Arc::downgrade(&replicas)));
         Ok(replicas)
     }
 
-    /// Connects this store to the endpoint it serves, and relays the catalog's changes made
-    /// here to the other replicas.
-    pub fn attach(self: &Arc<Self>, inner: &Arc<Inner>) {
-        let _ = self.inner.set(Arc::downgrade(inner));
-        tokio::spawn(bus::relay_changes(Arc::downgrade(self), inner.core.catalog.subscribe_local()));
+    /// Connects this store to the sessions it serves, and relays the changes of `catalog`
+    /// made here to the other replicas.
+    pub fn attach(self: &Arc<Self>, local: Weak<dyn LocalSessions>, catalog: &Catalog) {
+        let _ = self.local.set(local);
+        tokio::spawn(bus::relay_changes(Arc::downgrade(self), catalog.subscribe_local()));
     }
 
-    fn inner(&self) -> Option<Arc<Inner>> {
-        self.inner.get().and_then(Weak::upgrade)
+    fn local(&self) -> Option<Arc<dyn LocalSessions>> {
+        self.local.get().and_then(Weak::upgrade)
     }
 
     pub fn tag(&self) -> u32 {
@@ -182,14 +194,10 @@ impl Replicas {
         }
     }
 
-    /// Refreshes the idle TTL of a session's keys, at most once per tenth of it per replica
-    /// (in the background: the request does not wait).
-    pub fn touch(self: &Arc<Self>, session: &HttpSession) {
-        let Some(replicated) = session.replicated() else { return };
-        if !replicated.touch_due(self.ttl / 10) {
-            return;
-        }
-        let (replicas, id) = (Arc::clone(self), session.id.clone());
+    /// Refreshes the idle TTL of a session's keys, in the background (the request does not
+    /// wait).
+    fn refresh_ttl(self: &Arc<Self>, id: &str) {
+        let (replicas, id) = (Arc::clone(self), id.to_owned());
         tokio::spawn(async move {
             let ttl = replicas.ttl_ms();
             let keys = [replicas.key("session", &id), replicas.key("state", &id), replicas.key("sent", &id)];

@@ -22,15 +22,12 @@ pub(in super::super) struct SessionRecord {
     subscriptions: Vec<String>,
     #[cfg(feature = "auth")]
     #[serde(default)]
-    owner: Option<super::super::auth::SessionOwner>,
+    owner: Option<crate::auth::SessionOwner>,
 }
 
 impl SessionRecord {
     /// The record of an initialized session; `None` before its handshake.
-    pub fn of(
-        session: &Session,
-        #[cfg(feature = "auth")] owner: Option<&super::super::auth::SessionOwner>,
-    ) -> Option<Self> {
+    pub fn of(session: &Session, #[cfg(feature = "auth")] owner: Option<&crate::auth::SessionOwner>) -> Option<Self> {
         let client = session.client()?;
         Some(Self {
             version: client.version.as_str().to_owned(),
@@ -69,7 +66,7 @@ impl SessionRecord {
     }
 
     #[cfg(feature = "auth")]
-    pub fn owner(&self) -> Option<&super::super::auth::SessionOwner> {
+    pub fn owner(&self) -> Option<&crate::auth::SessionOwner> {
         self.owner.as_ref()
     }
 }

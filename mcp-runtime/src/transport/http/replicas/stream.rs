@@ -379,14 +379,15 @@ impl Replicated {
         self.live.changed.notify_waiters();
     }
 
-    /// Whether the session's TTL is due for a refresh (at most every `every`).
-    pub fn touch_due(&self, every: Duration) -> bool {
+    /// Refreshes the idle TTL of the session's keys, at most once per tenth of it on this
+    /// replica.
+    pub fn touch(&self) {
         let mut last = lock(&self.last_touch);
-        let due = last.elapsed() >= every;
-        if due {
+        if last.elapsed() >= self.store.ttl / 10 {
             *last = Instant::now();
+            drop(last);
+            self.store.refresh_ttl(&self.session);
         }
-        due
     }
 
     pub fn mark_stale(&self) {
@@ -409,7 +410,7 @@ impl Replicated {
     pub async fn persist(
         &self,
         session: &Session,
-        #[cfg(feature = "auth")] owner: Option<&super::super::auth::SessionOwner>,
+        #[cfg(feature = "auth")] owner: Option<&crate::auth::SessionOwner>,
     ) -> Result<(), Unavailable> {
         let revision = session.revision();
         let record_changed = revision != self.saved_revision.load(Ordering::Acquire);
