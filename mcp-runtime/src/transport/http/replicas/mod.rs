@@ -195,21 +195,28 @@ impl Replicas {
     }
 
     /// Refreshes the idle TTL of a session's keys, in the background (the request does not
-    /// wait).
+    /// wait). A session whose record is gone (ended while this replica missed the note, or
+    /// expired) is dropped here too.
     fn refresh_ttl(self: &Arc<Self>, id: &str) {
         let (replicas, id) = (Arc::clone(self), id.to_owned());
         tokio::spawn(async move {
             let ttl = replicas.ttl_ms();
             let keys = [replicas.key("session", &id), replicas.key("state", &id), replicas.key("sent", &id)];
-            let _ = replicas
+            let refreshed: Result<Vec<i64>, _> = replicas
                 .run(|mut redis| async move {
                     let mut pipe = redis::pipe();
                     for key in &keys {
-                        pipe.cmd("PEXPIRE").arg(key).arg(ttl).ignore();
+                        pipe.cmd("PEXPIRE").arg(key).arg(ttl);
                     }
-                    pipe.query_async::<()>(&mut redis).await
+                    pipe.query_async(&mut redis).await
                 })
                 .await;
+            if refreshed.is_ok_and(|refreshed| refreshed.first() == Some(&0))
+                && let Some(local) = replicas.local()
+            {
+                tracing::debug!(session = %id, "the session's record is gone from the store: dropping it here");
+                local.end(&id);
+            }
         });
     }
 }
