@@ -100,6 +100,11 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
         }
         None => quote!(::core::option::Option::None),
     };
+    let task = match options.task.as_ref().map(syn::LitStr::value).as_deref() {
+        Some("optional") => quote!(#krate::TaskSupport::Optional),
+        Some("required") => quote!(#krate::TaskSupport::Required),
+        _ => quote!(#krate::TaskSupport::Forbidden),
+    };
     let icons = handler::expand::icons(krate, &options.common.icons);
     let marker = handler::expand::marker_struct(tool, "#[mcp_tool]");
 
@@ -144,6 +149,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
                         hidden: #hidden,
                         scopes: &[#(#scopes),*],
                         timeout: #timeout,
+                        task: #task,
                         input_schema: #input_schema,
                         output_schema: #output_trait::output_schema,
                         call: __mcp_call,
