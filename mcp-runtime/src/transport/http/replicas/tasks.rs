@@ -3,8 +3,8 @@
 //! signal for a task running elsewhere crosses the bus to its replica, and a task whose replica
 //! died is told by that replica's heartbeat (see `engine/tasks.rs`).
 
-use super::bus::Note;
 use super::Replicas;
+use super::bus::Note;
 use crate::tasks::{Signal, StoredTask, TaskStore, Unavailable};
 use futures_util::future::BoxFuture;
 use std::time::Duration;
@@ -23,9 +23,9 @@ impl TaskStore for Replicas {
             let json = serde_json::to_string(task).map_err(|_| Unavailable)?;
             let key = self.key("task", &task.task.task_id);
             let ttl = ttl.map(|ttl| ttl.as_millis().to_string()).unwrap_or_default();
-            self.run(|mut redis| async move {
-                SCRIPT.key(&key).arg(json).arg(ttl).invoke_async::<()>(&mut redis).await
-            })
+            self.run(
+                |mut redis| async move { SCRIPT.key(&key).arg(json).arg(ttl).invoke_async::<()>(&mut redis).await },
+            )
             .await
             .map_err(|_| Unavailable)
         })
