@@ -44,12 +44,24 @@ struct Inner {
     auth: Option<Arc<crate::auth::AuthInfo>>,
 }
 
-/// What a 2025-11-25 task's handler shares with the task's runner: the task's id (for the
-/// related-task `_meta` of its requests to the client) and how many of those wait for an
-/// answer (the task is `input_required` meanwhile).
+/// What a task's handler shares with the task's runner: the task's id, the progress it reports
+/// (the task's status message), and, in 2025-11-25, how many requests to the client wait for an
+/// answer (the task is `input_required` meanwhile; they carry the id in their related-task
+/// `_meta`). A 2026-07-28 call that may become a task has one from its start.
 pub(crate) struct TaskLink {
     pub id: String,
     pub waiting: std::sync::atomic::AtomicUsize,
+    /// The latest progress the handler reported, the task's status message while it works.
+    pub progress: std::sync::Mutex<Option<String>>,
+    /// The call is a task (a 2026-07-28 call becomes one at its first wait): until then its
+    /// progress goes out as notifications, as any call's.
+    pub started: AtomicBool,
+}
+
+impl TaskLink {
+    pub fn new(id: String) -> Self {
+        Self { id, waiting: Default::default(), progress: Default::default(), started: AtomicBool::new(false) }
+    }
 }
 
 /// Whether the client cancelled the request. The token those who wait need is made on first
@@ -225,6 +237,16 @@ impl Context {
     }
 
     async fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
+        // In a task, progress is the task's status message (tasks send no progress notifications).
+        if let Some(task) = self.task().filter(|task| task.started.load(Ordering::Acquire)) {
+            let status = match (&message, total) {
+                (Some(message), _) => message.clone(),
+                (None, Some(total)) => format!("{progress} of {total}"),
+                (None, None) => format!("{progress}"),
+            };
+            *task.progress.lock().unwrap_or_else(|e| e.into_inner()) = Some(status);
+            return;
+        }
         let Some(progress_token) = self.progress_token() else { return };
         #[derive(Serialize)]
         #[serde(rename_all = "camelCase")]

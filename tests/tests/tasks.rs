@@ -84,6 +84,15 @@ async fn crashes() -> String {
     panic!("crashed on purpose")
 }
 
+/// Reports its progress while it works.
+#[mcp_tool(task = "optional")]
+async fn reports(ctx: Context) -> &'static str {
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    ctx.progress_with_message(1.0, 2.0, "halfway there").await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    "arrived"
+}
+
 /// Set when `endless` is dropped (cancelled).
 #[derive(Default)]
 struct Dropped(Arc<AtomicBool>);
@@ -111,6 +120,7 @@ fn server(dropped: Arc<AtomicBool>) -> Server {
         ask_then_work,
         tool_error,
         crashes,
+        reports,
         endless
     ])
 }
@@ -302,6 +312,26 @@ async fn a_tool_error_completes_the_task_a_panic_fails_it_and_cancel_drops_the_h
     check("CancelTaskResult", &ack);
     assert_eq!(until(&client, &task, "cancelled").await["status"], "cancelled");
     assert!(dropped.load(Ordering::SeqCst), "the cancelled handler was dropped");
+}
+
+#[tokio::test]
+async fn progress_inside_a_task_is_its_status_message() {
+    let (client, _) = client();
+    let task = start(&client, "reports", json!({})).await;
+    let mut messages = Vec::new();
+    loop {
+        let detail = get(&client, &task).await;
+        messages.push(detail["statusMessage"].clone());
+        if detail["status"] == "completed" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(messages.contains(&json!("halfway there")), "{messages:?}");
+    assert!(
+        !client.received().await.iter().any(|m| m["method"] == "notifications/progress"),
+        "no progress notifications"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

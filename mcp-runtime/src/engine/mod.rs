@@ -219,7 +219,15 @@ impl Connection {
         mut call: Option<stateless::StatelessCall>,
     ) -> Received {
         let state = call.as_ref().map(stateless::StatelessCall::context_state);
-        let ctx = Context::new(id.clone(), task.meta, Arc::clone(&self.session), sink, state);
+        let mut ctx = Context::new(id.clone(), task.meta, Arc::clone(&self.session), sink, state);
+        // A call that may become a task reports its progress to the task from the start.
+        let task_link = call
+            .as_ref()
+            .filter(|call| call.runs_as_task())
+            .map(|_| Arc::new(crate::context::TaskLink::new(crate::tasks::Tasks::new_id())));
+        if let Some(link) = &task_link {
+            ctx = ctx.for_task(Arc::clone(link));
+        }
         // Registered before its first poll unless the connection is serial (see `serial`).
         let registered = self.serial.is_none();
         let admitted = if registered { self.session.begin(&id, &ctx.in_flight()) } else { self.session.admits(&id) };
@@ -269,10 +277,12 @@ impl Connection {
             return refused(&id, refusal, self.core.settings.max_requests_in_flight);
         }
         let mut handler = made.expect("a handler left pending was made");
-        if let Some(call) = call.take_if(|call| call.runs_as_task()) {
-            let ttl = self.core.tasks.ttl;
-            let flavor = tasks::Flavor::Extension(call);
-            return self.start_task(id, crate::tasks::Tasks::new_id(), ctx, handler, flavor, ttl, sink, task.on_panic);
+        if let Some(link) = task_link
+            && let Some(call) = call.take()
+        {
+            let (ttl, task_id) = (self.core.tasks.ttl, link.id.clone());
+            let flavor = tasks::Flavor::Extension(call, link);
+            return self.start_task(id, task_id, ctx, handler, flavor, ttl, sink, task.on_panic);
         }
         let (session, settings, sink, on_panic) =
             (Arc::clone(&self.session), Arc::clone(&self.core.settings), sink.clone(), task.on_panic);

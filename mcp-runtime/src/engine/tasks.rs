@@ -42,7 +42,7 @@ pub(super) fn declares_extension(capabilities: &Map<String, Value>) -> bool {
 pub(super) enum Flavor {
     /// The tasks extension (2026-07-28): the call's stateless state, whose input round holds
     /// the requests the handler waits on.
-    Extension(StatelessCall),
+    Extension(StatelessCall, Arc<TaskLink>),
     /// 2025-11-25: the handler's requests to the client go out on the session, counted here.
     Session(Arc<TaskLink>),
 }
@@ -51,15 +51,23 @@ impl Flavor {
     /// The requests the handler waits on, if any.
     fn pending(&self, ctx: &Context) -> Option<Map<String, Value>> {
         match self {
-            Self::Extension(_) => ctx.stateless().and_then(|s| s.round.pending_requests()),
+            Self::Extension(..) => ctx.stateless().and_then(|s| s.round.pending_requests()),
             Self::Session(link) => (link.waiting.load(Ordering::Acquire) > 0).then(Map::new),
         }
+    }
+
+    /// The progress the handler last reported.
+    fn progress(&self) -> Option<String> {
+        let link = match self {
+            Self::Extension(_, link) | Self::Session(link) => link,
+        };
+        link.progress.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// A finished handler's result for the record, or the error that fails the task.
     fn finish(&self, outcome: Outcome) -> Result<Value, ErrorObject> {
         match self {
-            Self::Extension(call) => call.finish_task(outcome),
+            Self::Extension(call, _) => call.finish_task(outcome),
             Self::Session(_) => outcome.and_then(|raw| {
                 serde_json::from_str(raw.get()).map_err(|e| ErrorObject::new(code::INTERNAL_ERROR, e.to_string()))
             }),
@@ -69,7 +77,7 @@ impl Flavor {
     /// The answer that creates the task.
     fn created(&self, task: &TaskRecord) -> Outcome {
         match self {
-            Self::Extension(_) => {
+            Self::Extension(..) => {
                 let mut handle = task.handle();
                 handle["resultType"] = json!("task");
                 router::to_raw(&handle)
@@ -104,6 +112,8 @@ enum Event {
     Signal(Option<Signal>),
     /// The requests the handler waits on changed.
     Requests(Option<Map<String, Value>>),
+    /// The handler reported progress.
+    Progress(Option<String>),
 }
 
 impl Connection {
@@ -123,6 +133,9 @@ impl Connection {
         on_panic: PanicAnswer,
     ) -> Received {
         let (session, core, sink) = (Arc::clone(&self.session), Arc::clone(&self.core), sink.clone());
+        if let Some(link) = ctx.task() {
+            link.started.store(true, Ordering::Release);
+        }
         tokio::spawn(async move {
             let tasks = &core.tasks;
             let store = tasks.store();
@@ -168,6 +181,7 @@ async fn run(
     on_panic: PanicAnswer,
 ) {
     let mut shown: Option<Map<String, Value>> = None;
+    let mut progress: Option<String> = None;
     loop {
         let event = std::future::poll_fn(|cx| {
             match in_scope(&ctx, || std::pin::Pin::new(&mut handler).poll(cx)) {
@@ -181,6 +195,10 @@ async fn run(
             let requests = flavor.pending(&ctx);
             if requests != shown {
                 return Poll::Ready(Event::Requests(requests));
+            }
+            let reported = flavor.progress();
+            if reported != progress {
+                return Poll::Ready(Event::Progress(reported));
             }
             Poll::Pending
         })
@@ -208,7 +226,13 @@ async fn run(
                         task.set(Status::InputRequired, Some("Waiting for input from the client".into()));
                         task.input_requests = Some(requests).filter(|requests| !requests.is_empty());
                     }
-                    None => task.set(Status::Working, None),
+                    None => task.set(Status::Working, progress.clone()),
+                }
+            }
+            Event::Progress(reported) => {
+                progress = reported;
+                if task.status == Status::Working {
+                    task.set(Status::Working, progress.clone());
                 }
             }
         }
@@ -456,7 +480,7 @@ impl Connection {
             (Some(asked), Some(most)) => Some(asked.min(most)),
             (asked, most) => asked.or(most),
         };
-        let link = Arc::new(TaskLink { id: Tasks::new_id(), waiting: Default::default() });
+        let link = Arc::new(TaskLink::new(Tasks::new_id()));
         let id = request.id.clone();
         let ctx = Context::new(id.clone(), task.meta, Arc::clone(&self.session), &self.session.unsolicited, None)
             .for_task(Arc::clone(&link));
