@@ -442,3 +442,36 @@ async fn session_tasks_follow_the_tools_declared_support_and_cancel_once() {
     assert_eq!(client.request("tasks/get", json!({"taskId": "nope"})).await.unwrap_err().code, -32602);
     spec_2025_11_25().assert_all_valid(&client.transcript());
 }
+
+#[tokio::test]
+async fn a_listen_stream_with_task_ids_gets_each_change_of_those_tasks() {
+    let (client, _) = client();
+    let task = start(&client, "reports", json!({})).await;
+    let mut params = json!({"notifications": {"taskIds": [task]}});
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": capabilities(true),
+    });
+    let (id, _done) = client.start_request("subscriptions/listen", params.clone()).await;
+    let ack = client.next_message().await;
+    assert_eq!(ack["params"]["notifications"], json!({"taskIds": [task]}), "{ack}");
+    let mut seen = Vec::new();
+    loop {
+        let notification = client.next_message().await;
+        assert_eq!(notification["method"], "notifications/tasks", "{notification}");
+        assert_eq!(notification["params"]["taskId"], task);
+        assert_eq!(notification["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], json!(id));
+        check("TaskStatusNotificationParams", &notification["params"]);
+        seen.push(notification["params"]["status"].clone());
+        if notification["params"]["status"] == "completed" {
+            assert_eq!(notification["params"]["result"]["content"][0]["text"], "arrived");
+            break;
+        }
+    }
+    assert_eq!(seen.last(), Some(&json!("completed")), "{seen:?}");
+    client.notify("notifications/cancelled", json!({"requestId": id})).await;
+
+    // Task ids without the extension: -32021.
+    params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = capabilities(false);
+    assert_eq!(client.request("subscriptions/listen", params).await.unwrap_err().code, -32021);
+}

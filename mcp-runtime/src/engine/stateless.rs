@@ -97,8 +97,14 @@ impl Connection {
                 super::tasks::route(Arc::clone(&self.core), method, params)
             }
             Method::SubscriptionsListen => {
-                let changes = self.core.catalog.subscribe();
-                listen(&id, envelope.notifications.unwrap_or_default(), &registry, changes)
+                let wanted = envelope.notifications.unwrap_or_default();
+                let task_ids: Vec<String> =
+                    wanted.get("taskIds").and_then(|v| serde_json::from_value(v.clone()).ok()).unwrap_or_default();
+                if !task_ids.is_empty() && !declares_tasks {
+                    return answer(Err(super::tasks::extension_required()));
+                }
+                let changes = (self.core.catalog.subscribe(), self.core.tasks.subscribe());
+                listen(&id, wanted, task_ids, &registry, changes)
             }
             _ => router::route(&registry, &self.session, Some(ProtocolVersion::V2026_07_28), &request),
         };
@@ -271,8 +277,9 @@ fn discover(server: &Settings, registry: &crate::registry::Registry) -> Result<R
 fn listen(
     id: &RequestId,
     wanted: Map<String, Value>,
+    task_ids: Vec<String>,
     registry: &crate::registry::Registry,
-    mut changes: broadcast::Receiver<Change>,
+    (mut changes, mut task_changes): (broadcast::Receiver<Change>, broadcast::Receiver<crate::tasks::TaskRecord>),
 ) -> Route<'static> {
     let flag = |name: &str, offered: bool| offered && wanted.get(name) == Some(&Value::Bool(true));
     let tools = flag("toolsListChanged", !registry.tools.is_empty());
@@ -295,6 +302,9 @@ fn listen(
     if !uris.is_empty() {
         honoured.insert("resourceSubscriptions".into(), json!(uris));
     }
+    if !task_ids.is_empty() {
+        honoured.insert("taskIds".into(), json!(task_ids));
+    }
     let subscription = json!({ meta_key::SUBSCRIPTION_ID: id });
     Route::Spawn(Task {
         meta: None,
@@ -304,10 +314,25 @@ fn listen(
             let ack = json!({ "_meta": subscription, "notifications": honoured });
             notify(sink, "notifications/subscriptions/acknowledged", ack).await;
             loop {
-                let change = match changes.recv().await {
+                use tokio::sync::broadcast::error::RecvError;
+                let change = tokio::select! {
+                    change = changes.recv() => change,
+                    task = task_changes.recv(), if !task_ids.is_empty() => match task {
+                        // Each carries the whole task, as `tasks/get` would show it.
+                        Ok(task) if task_ids.contains(&task.task_id) => {
+                            let mut params = serde_json::to_value(&task).unwrap_or_default();
+                            params["_meta"] = subscription.clone();
+                            notify(sink, "notifications/tasks", params).await;
+                            continue;
+                        }
+                        Ok(_) | Err(RecvError::Lagged(_)) => continue,
+                        Err(RecvError::Closed) => break,
+                    },
+                };
+                let change = match change {
                     Ok(change) => change,
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                    Err(RecvError::Lagged(_)) => continue,
+                    Err(RecvError::Closed) => break,
                 };
                 let (method, mut params) = match change {
                     Change::Tools if tools => ("notifications/tools/list_changed", json!({})),

@@ -160,7 +160,7 @@ impl Connection {
             }
             if created.is_ok() {
                 tracing::debug!(task = %task_id, "a call became a task");
-                run(ctx, handler, flavor, signals, &mut stored, &*store, ttl, on_panic).await;
+                run(ctx, handler, flavor, signals, &mut stored, (tasks, &*store), ttl, on_panic).await;
             }
             tasks.finished_here(&task_id);
         });
@@ -176,7 +176,7 @@ async fn run(
     flavor: Flavor,
     mut signals: tokio::sync::mpsc::UnboundedReceiver<Signal>,
     stored: &mut StoredTask,
-    store: &dyn TaskStore,
+    (tasks, store): (&Tasks, &dyn TaskStore),
     ttl: Option<std::time::Duration>,
     on_panic: PanicAnswer,
 ) {
@@ -239,11 +239,19 @@ async fn run(
         if store.put(stored, ttl).await.is_err() {
             tracing::warn!(task = %stored.task.task_id, "a task's new status was not stored: the store is unreachable");
         }
+        announce(tasks, store, &stored.task).await;
     }
     drop(handler); // a cancelled handler stops here
     if store.put(stored, ttl).await.is_err() {
         tracing::error!(task = %stored.task.task_id, "a task's outcome was lost: the store is unreachable");
     }
+    announce(tasks, store, &stored.task).await;
+}
+
+/// Tells `subscriptions/listen` streams, here and on the other replicas, that a task changed.
+async fn announce(tasks: &Tasks, store: &dyn TaskStore, task: &TaskRecord) {
+    tasks.announce(task);
+    store.announce(task).await;
 }
 
 /// Records a handler's outcome: `completed` with its result (a tool error included), or

@@ -51,4 +51,8 @@ impl TaskStore for MemoryTasks {
     fn tag(&self) -> u32 {
         0
     }
+
+    fn announce<'a>(&'a self, _: &'a super::TaskRecord) -> BoxFuture<'a, ()> {
+        Box::pin(async {}) // no other replica
+    }
 }

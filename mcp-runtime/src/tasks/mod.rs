@@ -123,6 +123,8 @@ pub(crate) trait TaskStore: Send + Sync {
     fn is_alive(&self, owner: u32) -> BoxFuture<'_, bool>;
     /// This process's tag as an owner.
     fn tag(&self) -> u32;
+    /// Tells the other replicas that a task changed (for their listen streams).
+    fn announce<'a>(&'a self, task: &'a TaskRecord) -> BoxFuture<'a, ()>;
 }
 
 /// The tasks of a server: where their records live, and the ones this process runs.
@@ -132,6 +134,9 @@ pub(crate) struct Tasks {
     shared: OnceLock<Arc<dyn TaskStore>>,
     /// The tasks running here, by id: where their signals go.
     running: Mutex<HashMap<String, mpsc::UnboundedSender<Signal>>>,
+    /// Every change of a task, here or (with a shared store) on another replica, for
+    /// `subscriptions/listen` streams.
+    changes: tokio::sync::broadcast::Sender<TaskRecord>,
     /// How long a task's record is kept after it was created.
     pub ttl: Option<Duration>,
     pub poll_interval: Duration,
@@ -147,6 +152,7 @@ impl Tasks {
             memory: Arc::new(MemoryTasks::default()),
             shared: OnceLock::new(),
             running: Mutex::default(),
+            changes: tokio::sync::broadcast::channel(64).0,
             ttl,
             poll_interval,
         }
@@ -177,6 +183,15 @@ impl Tasks {
         }
         let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
         format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
+    }
+
+    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<TaskRecord> {
+        self.changes.subscribe()
+    }
+
+    /// Tells the `subscriptions/listen` streams here that a task changed.
+    pub fn announce(&self, task: &TaskRecord) {
+        let _ = self.changes.send(task.clone()); // nobody listening is fine
     }
 
     /// Registers a task run here; its signals arrive on the receiver.

@@ -177,6 +177,10 @@ impl super::replicas::LocalSessions for Inner {
         self.core.catalog.announce_remote(change);
     }
 
+    fn task_changed(&self, task: &crate::tasks::TaskRecord) {
+        self.core.tasks.announce(task);
+    }
+
     fn signal_task(&self, task: &str, signal: crate::tasks::Signal) {
         if self.core.tasks.signal_here(task, signal).is_err() {
             tracing::debug!(%task, "a signal for a task that no longer runs here");

@@ -28,6 +28,8 @@ pub(super) enum Note {
     Catalog { change: CatalogChange },
     /// A client's `tasks/update` or `tasks/cancel` for a task replica `owner` runs.
     Task { task: String, owner: u32, signal: crate::tasks::Signal },
+    /// A task changed (for `subscriptions/listen` streams elsewhere).
+    TaskChanged { task: crate::tasks::TaskRecord },
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -145,6 +147,7 @@ impl Replicas {
             Note::Catalog { change } => local.catalog_changed(change.into_change()),
             Note::Task { task, owner, signal } if owner == self.tag => local.signal_task(&task, signal),
             Note::Task { .. } => {}
+            Note::TaskChanged { task } => local.task_changed(&task),
         }
     }
 }

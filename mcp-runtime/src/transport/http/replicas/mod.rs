@@ -72,6 +72,8 @@ pub(super) trait LocalSessions: Send + Sync {
     fn catalog_changed(&self, change: Change);
     /// A client's `tasks/update` or `tasks/cancel`, for a task this replica runs.
     fn signal_task(&self, task: &str, signal: crate::tasks::Signal);
+    /// A task changed on another replica.
+    fn task_changed(&self, task: &crate::tasks::TaskRecord);
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {

@@ -56,4 +56,10 @@ impl TaskStore for Replicas {
     fn tag(&self) -> u32 {
         self.tag
     }
+
+    fn announce<'a>(&'a self, task: &'a crate::tasks::TaskRecord) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            let _ = self.publish(Note::TaskChanged { task: task.clone() }).await;
+        })
+    }
 }
