@@ -236,7 +236,7 @@ async fn session_state_follows_the_session_across_replicas() {
     let mut cluster = Cluster::start(REPLICAS);
     let client = open_session(&cluster).await;
     let mut expected = 0;
-    let mut count = |client: HttpClient, id: i64| async move {
+    let count = |client: HttpClient, id: i64| async move {
         let messages = client.request(id, "tools/call", json!({"name": "test_session_counter", "arguments": {}})).await;
         response(&messages)["result"]["structuredContent"]["result"]
             .as_u64()
