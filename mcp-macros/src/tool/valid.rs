@@ -1,4 +1,5 @@
-//! Checks only tools have: the name's format and a hand-written input schema.
+//! Checks only tools have: the name's format, a hand-written input schema, scopes, the time
+//! limit, `blocking`, and (in `headers.rs`) the arguments mirrored in HTTP headers.
 
 use super::attr::ToolOptions;
 use crate::diagnostics::Errors;
@@ -6,6 +7,7 @@ use crate::handler::HandlerFn;
 
 pub(crate) fn check(tool: &HandlerFn, options: &ToolOptions, errors: &mut Errors) {
     check_name(tool, options, errors);
+    super::headers::check(tool, options, errors);
     if let Some(schema) = &options.input_schema {
         check_input_schema(schema, errors);
     }
