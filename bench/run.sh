@@ -6,6 +6,10 @@
 #   ./bench/run.sh                          # 5 rounds + 3 compile rounds (about 9 minutes on 2 cores)
 #   ./bench/run.sh --quick                  # smaller workloads, for development
 #   ./bench/run.sh --quick --only ours,ceiling,ceiling-eager --pinned --no-http
+#   ./bench/run.sh --quick --redis-only     # only our HTTP server with sessions in Redis (issue 17)
+#   ./bench/run.sh --quick --no-redis       # everything else
+#
+# The Redis scenarios need redis-server and nginx (scripts/services.sh installs them).
 #
 # Only a full run (no flags, RUNS >= 5) writes BENCHMARKS.md and README.md; any other writes
 # bench/target/BENCHMARKS-partial.md, so what the repository quotes always comes from a full run.
@@ -13,6 +17,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
 COMPILE_RUNS=${COMPILE_RUNS:-3}
+# Our server with the Redis session store (issue 17), kept as bench-ours-redis; then the whole
+# workspace, which puts back bench-ours without it (the one compared with rmcp and the ceiling).
+cargo build --release --manifest-path bench/Cargo.toml -p bench-ours --features redis
+cp bench/target/release/bench-ours bench/target/release/bench-ours-redis
 cargo build --release --manifest-path bench/Cargo.toml
 if [ $# -eq 0 ] && [ "$RUNS" -ge 5 ]; then
     out=(--out BENCHMARKS.md --readme README.md)

@@ -2,10 +2,13 @@
 
 use crate::registry::Catalog;
 use crate::settings::Settings;
+use crate::tasks::Tasks;
 use std::sync::Arc;
 
-/// The settings and the live catalog of a built server; the engine and the transports hold it.
+/// The settings, the live catalog and the tasks of a built server; the engine and the
+/// transports hold it.
 pub(crate) struct ServerCore {
     pub settings: Arc<Settings>,
     pub catalog: Arc<Catalog>,
+    pub tasks: Tasks,
 }

@@ -65,6 +65,7 @@ impl Request<'_> {
     pub fn required_target(&self) -> Result<&str, ErrorObject> {
         let member = match self.method.map(Method::target) {
             Some(Target::Uri) => "uri",
+            Some(Target::TaskId) => "taskId",
             _ => "name",
         };
         self.target
@@ -81,6 +82,8 @@ struct Members<'a> {
     name: Option<&'a RawValue>,
     #[serde(borrow, default)]
     uri: Option<&'a RawValue>,
+    #[serde(borrow, default, rename = "taskId")]
+    task_id: Option<&'a RawValue>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
     #[serde(borrow, default, rename = "_meta")]
@@ -105,7 +108,7 @@ fn request<'a>(id: RequestId, name: Cow<'a, str>, params: Option<&'a RawValue>) 
     let method = Method::parse(&name);
     let reject = |id: RequestId, error: ErrorObject| Rejected { id: Some(id), error };
     let members = match params {
-        None => Members { name: None, uri: None, arguments: None, meta: None },
+        None => Members { name: None, uri: None, task_id: None, arguments: None, meta: None },
         Some(params) => match serde_json::from_str::<Members<'a>>(params.get()) {
             Ok(members) => members,
             Err(err) => return Err(reject(id, invalid_params(&err))),
@@ -114,6 +117,7 @@ fn request<'a>(id: RequestId, name: Cow<'a, str>, params: Option<&'a RawValue>) 
     let target = match method.map(Method::target) {
         Some(Target::Name) => members.name.map(|raw| text(raw, "name")),
         Some(Target::Uri) => members.uri.map(|raw| text(raw, "uri")),
+        Some(Target::TaskId) => members.task_id.map(|raw| text(raw, "taskId")),
         Some(Target::None) | None => None,
     };
     let target = match target.transpose() {

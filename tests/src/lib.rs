@@ -41,6 +41,13 @@ pub fn spec_2026_07_28() -> &'static Spec {
     SPEC.get_or_init(|| Spec::load("2026-07-28"))
 }
 
+/// The schema of the tasks extension (`io.modelcontextprotocol/tasks`), vendored in
+/// `tests/schema/ext-tasks/`.
+pub fn spec_tasks() -> &'static Spec {
+    static SPEC: OnceLock<Spec> = OnceLock::new();
+    SPEC.get_or_init(|| Spec::load("ext-tasks"))
+}
+
 /// The schema definition a request's result must match.
 pub fn result_definition(method: &str) -> Option<&'static str> {
     Some(match method {

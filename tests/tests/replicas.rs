@@ -340,3 +340,80 @@ async fn redis_down_is_a_quick_503_and_service_resumes_when_it_is_back() {
     let now: Vec<Option<u32>> = cluster.replicas().iter().map(|r| r.pid()).collect();
     assert_eq!(pids, now, "no replica was restarted");
 }
+
+/// A 2026-07-28 request declaring the tasks extension, with the headers such a client sends.
+async fn task_request(client: &HttpClient, id: i64, method: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}},
+    });
+    let name = params["name"].as_str().or(params["taskId"].as_str()).map(str::to_owned);
+    let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let mut headers = vec![("mcp-protocol-version", "2026-07-28"), ("mcp-method", method)];
+    if let Some(name) = &name {
+        headers.push(("mcp-name", name));
+    }
+    let (status, _, body) = read(client.post_with(&message, &headers).await).await;
+    assert_eq!(status, StatusCode::OK, "{method}: {}", text(&body));
+    let answer: Value =
+        serde_json::from_slice(&body).unwrap_or_else(|e| panic!("{method}: not JSON ({e}): {}", text(&body)));
+    answer["result"].clone()
+}
+
+/// A task is created on one replica and polled on the others (its record is in Redis); its
+/// input goes through any replica to the one running it; and when the replica running a task
+/// dies, polling elsewhere ends it `failed`, saying why, instead of `working` for ever.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_is_polled_anywhere_and_fails_when_its_replica_dies() {
+    let mut cluster = Cluster::start(REPLICAS);
+    let balanced = HttpClient::new(cluster.address());
+    let first = HttpClient::new(cluster.replica(0).address());
+
+    // Input through the load balancer reaches the replica running the task.
+    let handle =
+        task_request(&first, 1, "tools/call", json!({"name": "confirm_delete", "arguments": {"filename": "a.txt"}}))
+            .await;
+    let task = handle["taskId"].as_str().unwrap_or_else(|| panic!("a task handle: {handle}")).to_owned();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let key = loop {
+        let detail = task_request(&balanced, 2, "tasks/get", json!({"taskId": task})).await;
+        if let Some(key) = detail["inputRequests"].as_object().and_then(|r| r.keys().next().cloned()) {
+            break key;
+        }
+        assert!(Instant::now() < deadline, "the task never asked for input: {detail}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let answer = json!({ key: {"action": "accept", "content": {"confirm": true}} });
+    task_request(&balanced, 3, "tasks/update", json!({"taskId": task, "inputResponses": answer})).await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let detail = task_request(&balanced, 4, "tasks/get", json!({"taskId": task})).await;
+        if detail["status"] == "completed" {
+            assert_eq!(detail["result"]["content"][0]["text"], "Deleted a.txt", "{detail}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "the task did not complete after its input: {detail}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    // Created on replica 0, which then dies.
+    let handle =
+        task_request(&first, 5, "tools/call", json!({"name": "slow_compute", "arguments": {"seconds": 60}})).await;
+    let task = handle["taskId"].as_str().unwrap_or_else(|| panic!("a task handle: {handle}")).to_owned();
+    for id in 6..6 + REPLICAS as i64 {
+        assert_eq!(task_request(&balanced, id, "tasks/get", json!({"taskId": task})).await["status"], "working");
+    }
+    cluster.kill9(0);
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let detail = task_request(&balanced, 20, "tasks/get", json!({"taskId": task})).await;
+        if detail["status"] == "failed" {
+            assert!(detail["statusMessage"].as_str().is_some_and(|m| m.contains("replica")), "{detail}");
+            assert_eq!(detail["error"]["code"], -32603, "{detail}");
+            break;
+        }
+        assert_eq!(detail["status"], "working", "{detail}");
+        assert!(Instant::now() < deadline, "the dead replica's task still works: {detail}");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}

@@ -5,7 +5,9 @@
 //! `harness --bench-dir bench --runs 5 --compile-runs 3 --out BENCHMARKS.md --readme README.md
 //! --command "..."` (`./bench/run.sh` builds everything in release and runs this). For
 //! development: `--quick`, `--only ours,ceiling`, `--pinned` or `--unpinned`, `--no-http`,
-//! `--pipelined N` (calls of the 32-in-flight measurement, after `--quick`).
+//! `--pipelined N` (calls of the 32-in-flight measurement, after `--quick`), `--no-redis` (no
+//! scenarios with the Redis session store), `--redis-only` (only those: our HTTP server with its
+//! sessions in memory, in Redis, and in Redis as three replicas behind nginx; no compile rounds).
 //!
 //! The client runs on one thread (a current-thread tokio runtime) so it takes at most one of the
 //! machine's cores from the server; it is the same client for every server.
@@ -27,9 +29,11 @@ type Result<T> = std::result::Result<T, Error>;
 
 mod placement;
 mod report;
+mod services;
 
 use placement::Placement;
 use report::{Results, Samples, metric_key, percentile};
+use services::{Nginx, Programs, Redis};
 
 /// A server the harness measures.
 #[derive(Clone, Copy)]
@@ -75,6 +79,13 @@ struct Exe {
     cpus: u64,
 }
 const PROTOCOL: &str = "2025-11-25";
+
+/// Our server built with the Redis session store (`./bench/run.sh` builds it beside
+/// `bench-ours`, which stays without it).
+const OURS_WITH_REDIS: &str = "bench-ours-redis";
+
+/// The session counts of the HTTP loads, and their metrics' prefix.
+const HTTP_LEVELS: [(usize, &str); 3] = [(1, "http1"), (16, "http16"), (64, "http64")];
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench-harness","version":"0"}}}"#;
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
@@ -133,6 +144,10 @@ struct Args {
     only: Option<Vec<String>>,
     placements: Vec<Placement>,
     http: bool,
+    /// The scenarios with the Redis session store (issue 17).
+    redis: bool,
+    /// Only those.
+    redis_only: bool,
 }
 
 fn parse_args() -> Args {
@@ -147,6 +162,8 @@ fn parse_args() -> Args {
         only: None,
         placements: vec![Placement::Pinned, Placement::Unpinned],
         http: true,
+        redis: true,
+        redis_only: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -162,6 +179,8 @@ fn parse_args() -> Args {
             "--pinned" => args.placements = vec![Placement::Pinned],
             "--unpinned" => args.placements = vec![Placement::Unpinned],
             "--no-http" => args.http = false,
+            "--no-redis" => args.redis = false,
+            "--redis-only" => args.redis_only = true,
             "--quick" => args.sizes = QUICK,
             "--pipelined" => args.sizes.stdio_pipelined = value().parse().expect("--pipelined N"),
             other => panic!("unknown flag {other}"),
@@ -191,26 +210,51 @@ async fn run(mut args: Args) -> Result<()> {
         .copied()
         .collect();
     let mut results = Results { placements: args.placements.clone(), ..Results::default() };
+    // The Redis scenarios need our server built with the store, redis-server and nginx: checked
+    // before anything is measured.
+    let store_scenarios = args.http && (args.redis || args.redis_only) && servers.iter().any(|s| s.name == "ours");
+    if args.redis_only && !store_scenarios {
+        return Err("--redis-only: nothing to run (the Redis scenarios need ours, and HTTP)".into());
+    }
+    let programs = match store_scenarios {
+        true => {
+            let with_store = bin_dir.join(OURS_WITH_REDIS);
+            if !with_store.is_file() {
+                return Err(format!("{} is missing: ./bench/run.sh builds it", with_store.display()).into());
+            }
+            Some(Programs::find()?)
+        }
+        false => None,
+    };
     results.tools = same_tools(&bin_dir, &servers).await?;
     for run in 0..args.runs {
         for &placement in &args.placements {
             placement.apply_to_client(all_cpus)?;
             let cpus = placement.server_cpus(all_cpus);
             let round = format!("round {}/{}, {}", run + 1, args.runs, placement.key());
-            eprintln!("{round}: stdio one at a time, the servers interleaved");
-            sequential_interleaved(&bin_dir, &servers, cpus, args.sizes, placement, &mut results.runtime).await?;
-            for server in &servers {
-                eprintln!("{round}: {}", server.name);
-                let s = results.runtime.entry((placement, server.name)).or_default();
-                let exe = Exe { path: bin_dir.join(server.bin), stdio_args: server.stdio_args, cpus };
-                measure_server(&exe, server.http && args.http, args.sizes, s)
-                    .await
-                    .map_err(|e| format!("{}: {e}", server.name))?;
+            if !args.redis_only {
+                eprintln!("{round}: stdio one at a time, the servers interleaved");
+                sequential_interleaved(&bin_dir, &servers, cpus, args.sizes, placement, &mut results.runtime).await?;
+                for server in &servers {
+                    eprintln!("{round}: {}", server.name);
+                    let s = results.runtime.entry((placement, server.name)).or_default();
+                    let exe = Exe { path: bin_dir.join(server.bin), stdio_args: server.stdio_args, cpus };
+                    measure_server(&exe, server.http && args.http, args.sizes, s)
+                        .await
+                        .map_err(|e| format!("{}: {e}", server.name))?;
+                }
+            }
+            if let Some(programs) = &programs {
+                eprintln!(
+                    "{round}: ours over HTTP, sessions in memory, in Redis, in Redis with 3 replicas behind nginx"
+                );
+                session_stores(&bin_dir, programs, cpus, args.sizes, run, placement, &mut results.stores).await?;
             }
         }
     }
     Placement::Unpinned.apply_to_client(all_cpus)?;
-    for run in 0..args.compile_runs {
+    let compile_runs = if args.redis_only { 0 } else { args.compile_runs };
+    for run in 0..compile_runs {
         for server in &servers {
             let Some(krate) = server.krate else { continue };
             eprintln!("compile {}/{}: {}", run + 1, args.compile_runs, server.name);
@@ -219,14 +263,14 @@ async fn run(mut args: Args) -> Result<()> {
             results.build.entry(server.name).or_default().entry("compile_s").or_default().push(seconds);
         }
     }
-    for server in servers.iter().filter(|s| s.krate.is_some()) {
+    for server in servers.iter().filter(|s| s.krate.is_some() && !args.redis_only) {
         let size = std::fs::metadata(bin_dir.join(server.bin))?.len() as f64 / 1024.0;
         results.build.entry(server.name).or_default().entry("binary_kb").or_default().push(size);
     }
     let header = report::Header {
         command: &args.command,
         rounds: args.runs,
-        compile_runs: args.compile_runs,
+        compile_runs,
         load_before,
         load_after: loadavg(),
         seconds: started.elapsed().as_secs_f64(),
@@ -381,7 +425,7 @@ async fn measure_server(exe: &Exe, http: bool, sizes: Sizes, s: &mut Samples) ->
 
     // HTTP load, then idle sessions, each on a fresh process.
     let http = HttpServer::spawn(exe).await?;
-    for (sessions, prefix) in [(1usize, "http1"), (16, "http16"), (64, "http64")] {
+    for (sessions, prefix) in HTTP_LEVELS {
         let (rps, lat, cpu) = http.load(sessions, sizes.http_calls_per_level).await?;
         push(metric_key(&format!("{prefix}_rps")), rps);
         push(metric_key(&format!("{prefix}_p50")), percentile(&lat, 50.0));
@@ -394,6 +438,88 @@ async fn measure_server(exe: &Exe, http: bool, sizes: Sizes, s: &mut Samples) ->
     let http = HttpServer::spawn(exe).await?;
     push("idle_session_bytes", http.idle_sessions(sizes.idle_sessions).await?);
     drop(http);
+    Ok(())
+}
+
+/// Issue 17: our HTTP server with its sessions in memory (`memory`), in a Redis of the
+/// harness's own (`redis1`), and in that Redis as three replicas behind nginx, round robin
+/// (`redis3`): the same binary, the same loads as the HTTP scenarios above. Each setup on fresh
+/// processes; the first two alternate their order from round to round; Redis, nginx and the
+/// replicas all run on the server's CPUs.
+async fn session_stores(
+    bin_dir: &Path,
+    programs: &Programs,
+    cpus: u64,
+    sizes: Sizes,
+    run: usize,
+    placement: Placement,
+    stores: &mut report::Stores,
+) -> Result<()> {
+    /// Warm-up calls per session, at least: enough that, through nginx, every session has met
+    /// every replica before the measured window (a replica reads a session it has not served
+    /// from Redis once).
+    const WARMUP: u64 = 20;
+    let exe = Exe { path: bin_dir.join(OURS_WITH_REDIS), stdio_args: &[], cpus };
+    let redis = Redis::start(programs, cpus).await?;
+    let env = [("REDIS_URL", redis.url()), ("MCP_REQUEST_STATE_SECRET", "bench-harness".to_owned())];
+    let order = if run.is_multiple_of(2) { ["memory", "redis1", "redis3"] } else { ["redis1", "memory", "redis3"] };
+    for setup in order {
+        let (count, env) = match setup {
+            "memory" => (1, &[][..]),
+            "redis1" => (1, &env[..]),
+            _ => (3, &env[..]),
+        };
+        let mut replicas = Vec::new();
+        for _ in 0..count {
+            replicas.push(HttpServer::spawn_with(&exe, env).await.map_err(|e| format!("{setup}: {e}"))?);
+        }
+        let nginx = match setup {
+            "redis3" => Some(Nginx::start(programs, &replicas.iter().map(|r| r.port).collect::<Vec<_>>(), cpus).await?),
+            _ => None,
+        };
+        let watch = Watch {
+            servers: replicas.iter().map(|r| r.pid).collect(),
+            redis: (setup != "memory").then_some(&redis),
+            others: nginx.as_ref().map(|n| n.pids.clone()).unwrap_or_default(),
+            settle: true,
+        };
+        let port = nginx.as_ref().map_or(replicas[0].port, |n| n.port);
+        let s = stores.samples.entry((placement, setup)).or_default();
+        for (sessions, prefix) in HTTP_LEVELS {
+            let load = load_at(port, sessions, sizes.http_calls_per_level, WARMUP, &watch)
+                .await
+                .map_err(|e| format!("{setup}, {sessions} session(s): {e}"))?;
+            let calls = load.latencies.len() as f64;
+            let mut push = |what: &str, v: f64| s.entry(report::store_key(prefix, what)).or_default().push(v);
+            push("rps", load.rps);
+            push("p50", percentile(&load.latencies, 50.0));
+            push("p99", percentile(&load.latencies, 99.0));
+            push("cpu", load.cpu_per_call);
+            if let (Some(commands), Some(setup_commands)) = (&load.redis_commands, &load.redis_setup_commands) {
+                push("redis_cmds", commands.values().sum::<u64>() as f64 / calls);
+                push("redis_setup", setup_commands.values().sum::<u64>() as f64 / sessions as f64);
+                push("redis_cpu", load.redis_cpu_per_call);
+                let (seen, total) = stores.commands.entry((placement, setup)).or_default();
+                for (name, n) in commands {
+                    *seen.entry(name.clone()).or_default() += n;
+                }
+                *total += calls as u64;
+                let (seen, total) = stores.setup_commands.entry((placement, setup)).or_default();
+                for (name, n) in setup_commands {
+                    *seen.entry(name.clone()).or_default() += n;
+                }
+                *total += sessions as u64;
+            }
+            if nginx.is_some() {
+                push("nginx_cpu", load.others_cpu_per_call);
+            }
+        }
+        if let Some(nginx) = nginx {
+            nginx.stop().await;
+        }
+        drop(replicas);
+    }
+    redis.stop().await;
     Ok(())
 }
 
@@ -626,7 +752,12 @@ struct Session {
 
 impl HttpServer {
     async fn spawn(exe: &Exe) -> Result<Self> {
-        let mut child = command(exe, &["http"]).stdin(Stdio::null()).spawn()?;
+        Self::spawn_with(exe, &[]).await
+    }
+
+    /// With these variables in its environment.
+    async fn spawn_with(exe: &Exe, env: &[(&str, String)]) -> Result<Self> {
+        let mut child = command(exe, &["http"]).envs(env.iter().map(|(k, v)| (k, v))).stdin(Stdio::null()).spawn()?;
         let pid = child.id().ok_or("no pid")?;
         let mut stdout = BufReader::new(child.stdout.take().unwrap());
         let mut line = String::new();
@@ -641,61 +772,20 @@ impl HttpServer {
     }
 
     async fn connect(&self) -> Result<hyper::client::conn::http1::SendRequest<Full<Bytes>>> {
-        let stream = tokio::net::TcpStream::connect(("127.0.0.1", self.port)).await?;
-        stream.set_nodelay(true)?;
-        let (sender, connection) = hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream)).await?;
-        tokio::spawn(async move {
-            let _ = connection.await;
-        });
-        Ok(sender)
+        connect(self.port).await
     }
 
     /// A new session on a new connection (initialize, then notifications/initialized).
     async fn session(&self) -> Result<Session> {
-        let sender = self.connect().await?;
-        let mut session = Session { sender, id: String::new(), port: self.port };
-        session.open().await?;
-        Ok(session)
+        open_session(self.port).await
     }
 
     /// `sessions` sessions, each calling echo one call at a time, `total` calls in all.
     /// (calls/s, latencies in ns sorted, server CPU per call in µs).
     async fn load(&self, sessions: usize, total: u64) -> Result<(f64, Vec<u64>, f64)> {
-        let mut opened = Vec::new();
-        for _ in 0..sessions {
-            opened.push(self.session().await?);
-        }
-        let per_session = total / sessions as u64;
-        let warmup = (per_session / 10).max(5);
-        let start_gate = Arc::new(tokio::sync::Barrier::new(sessions + 1));
-        let mut tasks = Vec::new();
-        for mut session in opened {
-            let gate = start_gate.clone();
-            tasks.push(tokio::spawn(async move {
-                for i in 0..warmup {
-                    session.call(&echo_call(i)).await?;
-                }
-                gate.wait().await;
-                let mut latencies = Vec::with_capacity(per_session as usize);
-                for i in 0..per_session {
-                    let start = Instant::now();
-                    session.call(&echo_call(1000 + i)).await?;
-                    latencies.push(start.elapsed().as_nanos() as u64);
-                }
-                Ok::<_, Error>(latencies)
-            }));
-        }
-        start_gate.wait().await;
-        let start = Instant::now();
-        let cpu = cpu_seconds(self.pid)?;
-        let mut latencies = Vec::new();
-        for task in tasks {
-            latencies.extend(task.await??);
-        }
-        let rps = latencies.len() as f64 / start.elapsed().as_secs_f64();
-        let cpu_per_call = (cpu_seconds(self.pid)? - cpu) * 1e6 / latencies.len() as f64;
-        latencies.sort_unstable();
-        Ok((rps, latencies, cpu_per_call))
+        let watch = Watch { servers: vec![self.pid], redis: None, others: Vec::new(), settle: false };
+        let load = load_at(self.port, sessions, total, 5, &watch).await?;
+        Ok((load.rps, load.latencies, load.cpu_per_call))
     }
 
     /// Opens `count` sessions (after a few to warm the allocator), closes the connections, and
@@ -730,6 +820,131 @@ impl HttpServer {
         let after = proc_status_kb(self.pid, "VmRSS")?;
         Ok((after - before) * 1024.0 / count as f64)
     }
+}
+
+/// Which processes a load watches: the servers (their CPU per call), Redis (its commands and
+/// CPU per call) and others (nginx: CPU per call).
+struct Watch<'a> {
+    servers: Vec<u32>,
+    redis: Option<&'a Redis>,
+    others: Vec<u32>,
+    /// Whether the sessions pause between their warm-up and the window, while Redis's counters
+    /// are read (in every setup of the session-store scenarios, so they compare alike).
+    settle: bool,
+}
+
+/// What a load measured.
+struct Load {
+    rps: f64,
+    /// In ns, sorted.
+    latencies: Vec<u64>,
+    /// µs of the servers' CPU.
+    cpu_per_call: f64,
+    /// The commands Redis ran in the measured window.
+    redis_commands: Option<BTreeMap<String, u64>>,
+    /// Those it ran from the first `initialize` to the end of the warm-up.
+    redis_setup_commands: Option<BTreeMap<String, u64>>,
+    redis_cpu_per_call: f64,
+    others_cpu_per_call: f64,
+}
+
+async fn connect(port: u16) -> Result<hyper::client::conn::http1::SendRequest<Full<Bytes>>> {
+    let stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await?;
+    stream.set_nodelay(true)?;
+    let (sender, connection) = hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream)).await?;
+    tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    Ok(sender)
+}
+
+/// A new session on a new connection to `port` (initialize, then notifications/initialized).
+async fn open_session(port: u16) -> Result<Session> {
+    let sender = connect(port).await?;
+    let mut session = Session { sender, id: String::new(), port };
+    session.open().await?;
+    Ok(session)
+}
+
+/// `sessions` sessions on `port`, each calling echo one call at a time after at least
+/// `min_warmup` warm-up calls (a tenth of its share otherwise), `total` calls in all.
+async fn load_at(port: u16, sessions: usize, total: u64, min_warmup: u64, watch: &Watch<'_>) -> Result<Load> {
+    let redis_at_open = match watch.redis {
+        Some(redis) => Some(redis.command_calls().await?),
+        None => None,
+    };
+    let mut opened = Vec::new();
+    for _ in 0..sessions {
+        opened.push(open_session(port).await?);
+    }
+    let per_session = total / sessions as u64;
+    let warmup = (per_session / 10).max(min_warmup);
+    let start_gate = Arc::new(tokio::sync::Barrier::new(sessions + 1));
+    // Settling, the sessions also wait after their warm-up, for Redis's counters to be read.
+    let warmed = watch.settle.then(|| Arc::new(tokio::sync::Barrier::new(sessions + 1)));
+    let mut tasks = Vec::new();
+    for mut session in opened {
+        let (gate, warmed) = (start_gate.clone(), warmed.clone());
+        tasks.push(tokio::spawn(async move {
+            for i in 0..warmup {
+                session.call(&echo_call(i)).await?;
+            }
+            if let Some(warmed) = warmed {
+                warmed.wait().await;
+            }
+            gate.wait().await;
+            let mut latencies = Vec::with_capacity(per_session as usize);
+            for i in 0..per_session {
+                let start = Instant::now();
+                session.call(&echo_call(1000 + i)).await?;
+                latencies.push(start.elapsed().as_nanos() as u64);
+            }
+            Ok::<_, Error>(latencies)
+        }));
+    }
+    let mut redis_before = None;
+    if let Some(warmed) = &warmed {
+        warmed.wait().await;
+        // What the warm-up set off in the background (a replica reading a session another
+        // changed) is not the window's.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        if let Some(redis) = watch.redis {
+            redis_before = Some((redis.command_calls().await?, cpu_seconds(redis.pid)?));
+        }
+    }
+    start_gate.wait().await;
+    let start = Instant::now();
+    let cpu = cpu_of(&watch.servers)?;
+    let others = cpu_of(&watch.others)?;
+    let mut latencies = Vec::new();
+    for task in tasks {
+        latencies.extend(task.await??);
+    }
+    let rps = latencies.len() as f64 / start.elapsed().as_secs_f64();
+    let calls = latencies.len() as f64;
+    let cpu_per_call = (cpu_of(&watch.servers)? - cpu) * 1e6 / calls;
+    let others_cpu_per_call = (cpu_of(&watch.others)? - others) * 1e6 / calls;
+    let (mut redis_commands, mut redis_setup_commands, mut redis_cpu_per_call) = (None, None, f64::NAN);
+    if let (Some(redis), Some((calls_before, cpu_before)), Some(at_open)) = (watch.redis, redis_before, redis_at_open) {
+        redis_cpu_per_call = (cpu_seconds(redis.pid)? - cpu_before) * 1e6 / calls;
+        redis_commands = Some(services::command_delta(&calls_before, &redis.command_calls().await?));
+        redis_setup_commands = Some(services::command_delta(&at_open, &calls_before));
+    }
+    latencies.sort_unstable();
+    Ok(Load {
+        rps,
+        latencies,
+        cpu_per_call,
+        redis_commands,
+        redis_setup_commands,
+        redis_cpu_per_call,
+        others_cpu_per_call,
+    })
+}
+
+/// User plus system CPU time of these processes so far, in seconds.
+fn cpu_of(pids: &[u32]) -> Result<f64> {
+    pids.iter().map(|&pid| cpu_seconds(pid)).sum()
 }
 
 impl Session {

@@ -57,6 +57,63 @@ pub const BUILD_METRICS: &[Metric] = &[
     metric("binary_kb", "release binary size, 103-tool server", "KiB", false),
 ];
 
+/// The setups of the session-store scenarios (issue 17): key and column.
+pub const STORE_SETUPS: [(&str, &str); 3] =
+    [("memory", "in memory, 1 replica"), ("redis1", "Redis, 1 replica"), ("redis3", "Redis, 3 replicas behind nginx")];
+
+macro_rules! store_level {
+    ($prefix:literal, $what:literal) => {
+        [
+            metric(concat!($prefix, "_rps"), concat!($what, ": throughput"), "calls/s", true),
+            metric(concat!($prefix, "_p50"), concat!($what, ": p50"), "µs", false),
+            metric(concat!($prefix, "_p99"), concat!($what, ": p99"), "µs", false),
+            metric(concat!($prefix, "_cpu"), concat!($what, ": server CPU per call, every replica"), "µs", false),
+            metric(concat!($prefix, "_redis_cmds"), concat!($what, ": Redis commands per `tools/call`"), "", false),
+            metric(concat!($prefix, "_redis_cpu"), concat!($what, ": Redis CPU per call"), "µs", false),
+            metric(
+                concat!($prefix, "_redis_setup"),
+                concat!($what, ": Redis commands per session opened (`initialize` to the end of its warm-up)"),
+                "",
+                false,
+            ),
+            metric(concat!($prefix, "_nginx_cpu"), concat!($what, ": nginx CPU per call"), "µs", false),
+        ]
+    };
+}
+
+/// What the session-store scenarios measure per placement and setup.
+pub const STORE_METRICS: [[Metric; 8]; 3] = [
+    store_level!("http1", "HTTP, 1 session"),
+    store_level!("http16", "HTTP, 16 sessions"),
+    store_level!("http64", "HTTP, 64 sessions"),
+];
+
+fn store_metrics() -> impl Iterator<Item = &'static Metric> {
+    STORE_METRICS.iter().flatten()
+}
+
+/// The static key of a session-store metric (`http16`, `redis_cmds`).
+pub fn store_key(prefix: &str, what: &str) -> &'static str {
+    let key = format!("{prefix}_{what}");
+    store_metrics().find(|m| m.key == key).map(|m| m.key).unwrap_or_else(|| panic!("unknown metric {key}"))
+}
+
+/// Counts of Redis commands by name, and of what they are counted over (calls, sessions), by
+/// placement and setup.
+pub type CommandCounts = BTreeMap<(Placement, &'static str), (BTreeMap<String, u64>, u64)>;
+
+/// The samples of the session-store scenarios.
+#[derive(Default)]
+pub struct Stores {
+    /// By placement and setup.
+    pub samples: BTreeMap<(Placement, &'static str), Samples>,
+    /// The Redis commands run in the measured windows (all rounds and session counts) by
+    /// name, and the calls of those windows, by placement and setup.
+    pub commands: CommandCounts,
+    /// Those run from the sessions' `initialize` to the end of their warm-up, and the sessions.
+    pub setup_commands: CommandCounts,
+}
+
 /// The static key of a metric named at run time (`http16_rps`).
 pub fn metric_key(key: &str) -> &'static str {
     METRICS.iter().find(|m| m.key == key).map(|m| m.key).unwrap_or_else(|| panic!("unknown metric {key}"))
@@ -73,6 +130,8 @@ pub struct Results {
     pub placements: Vec<Placement>,
     /// The names every server listed (the same for all, or the run stops).
     pub tools: usize,
+    /// Our HTTP server with its sessions in memory and in Redis (issue 17).
+    pub stores: Stores,
 }
 
 /// How the run was made, for the report's header.
@@ -161,6 +220,14 @@ impl Results {
     fn to_ceiling(&self, placement: Placement, key: &str) -> f64 {
         self.med(placement, "ours", key) / self.ceiling(placement, Self::find(key))
     }
+
+    fn store_values(&self, placement: Placement, setup: &str, key: &str) -> Option<&Vec<f64>> {
+        self.stores.samples.iter().find(|((p, s), _)| *p == placement && *s == setup).and_then(|(_, v)| v.get(key))
+    }
+
+    fn store_med(&self, placement: Placement, setup: &str, key: &str) -> f64 {
+        self.store_values(placement, setup, key).map_or(f64::NAN, |v| median(v))
+    }
 }
 
 pub fn machine() -> String {
@@ -207,7 +274,7 @@ pub fn render(header: &Header, results: &Results, servers: &[Server]) -> String 
         header.compile_runs,
         results.tools,
     );
-    for &placement in &results.placements {
+    for &placement in results.placements.iter().filter(|_| !results.runtime.is_empty()) {
         let _ = writeln!(out, "## {}\n", capitalized(placement.label()));
         table_head(&mut out, servers, true);
         for m in METRICS {
@@ -225,20 +292,26 @@ pub fn render(header: &Header, results: &Results, servers: &[Server]) -> String 
         }
         out.push('\n');
     }
-    let _ = writeln!(out, "## Build\n");
-    table_head(&mut out, servers, false);
-    for m in BUILD_METRICS {
-        let _ = write!(out, "| {} {} | {} |", m.label, arrow(m), m.unit);
-        for server in servers {
-            let _ = write!(out, " {} |", fmt_cell(results.build.get(server.name).and_then(|s| s.get(m.key))));
+    if !results.build.is_empty() {
+        let _ = writeln!(out, "## Build\n");
+        table_head(&mut out, servers, false);
+        for m in BUILD_METRICS {
+            let _ = write!(out, "| {} {} | {} |", m.label, arrow(m), m.unit);
+            for server in servers {
+                let _ = write!(out, " {} |", fmt_cell(results.build.get(server.name).and_then(|s| s.get(m.key))));
+            }
+            out.push('\n');
         }
         out.push('\n');
     }
-    let _ = writeln!(
-        out,
-        "\n↑: higher is better; ↓: lower is better. Ratios divide ours by the other server's median; \
-         \"ceiling\" is the better of its two stdio forms (HTTP has one).\n"
-    );
+    if !results.runtime.is_empty() {
+        let _ = writeln!(
+            out,
+            "↑: higher is better; ↓: lower is better. Ratios divide ours by the other server's median; \
+             \"ceiling\" is the better of its two stdio forms (HTTP has one).\n"
+        );
+    }
+    session_stores(&mut out, results);
     targets(&mut out, results);
     every_round(&mut out, results, servers);
     out.push_str(METHOD);
@@ -271,7 +344,7 @@ fn targets(out: &mut String, r: &Results) {
         let met = if met { "yes" } else { "**no**" };
         let _ = writeln!(out, "| {name} | {} | {value} | {met} |", p.key());
     };
-    for &p in &r.placements {
+    for &p in r.placements.iter().filter(|_| !r.runtime.is_empty()) {
         for (sessions, key) in [(1, "http1"), (16, "http16"), (64, "http64")] {
             let ratio = r.to_ceiling(p, &format!("{key}_rps"));
             row(
@@ -306,12 +379,89 @@ fn targets(out: &mut String, r: &Results) {
         let o = r.med(p, "ours", "idle_session_bytes");
         row("≤ 16 KiB per idle HTTP session (8)", p, format!("{:.1} KiB", o / 1024.0), o <= 16.0 * 1024.0);
     }
+    for &p in r.placements.iter().filter(|_| !r.stores.samples.is_empty()) {
+        let ratio = r.store_med(p, "redis1", "http16_rps") / r.store_med(p, "memory", "http16_rps");
+        row(
+            "HTTP, 16 sessions, sessions in Redis, 1 replica: ≥ 0.7× the in-memory calls/s (17.5)",
+            p,
+            fmt_ratio(ratio),
+            ratio >= 0.7,
+        );
+        for (setup, what) in [("redis1", "1 replica"), ("redis3", "3 replicas behind nginx")] {
+            let per_call: Vec<f64> = ["http1", "http16", "http64"]
+                .iter()
+                .map(|l| r.store_med(p, setup, &format!("{l}_redis_cmds")))
+                .collect();
+            let value = per_call.iter().map(|v| format!("{v:.3}")).collect::<Vec<_>>().join(" / ");
+            row(
+                &format!("Redis commands per `tools/call`, {what}: none once a session is served, ≤ 0.01 (17)"),
+                p,
+                format!("{value} at 1 / 16 / 64 sessions"),
+                per_call.iter().all(|v| *v <= 0.01),
+            );
+        }
+    }
     out.push('\n');
+}
+
+/// The session-store scenarios (issue 17): a table per placement, and the Redis commands seen.
+fn session_stores(out: &mut String, r: &Results) {
+    if r.stores.samples.is_empty() {
+        return;
+    }
+    for &p in &r.placements {
+        let _ = writeln!(out, "## HTTP with sessions in Redis (issue 17), {}\n", p.label());
+        out.push_str(
+            "Our server built with the Redis store, under the HTTP loads above, its sessions in memory, in \
+             Redis, and in Redis as three replicas behind nginx (round robin, no stickiness). What the store \
+             costs a call is its Redis commands per `tools/call`; the three replicas' ratios to the in-memory \
+             setup also count nginx's hop (its CPU per call is a row) and five processes sharing the server's \
+             CPUs.\n\n",
+        );
+        out.push_str("| Metric | unit |");
+        for (_, column) in STORE_SETUPS {
+            let _ = write!(out, " {column} |");
+        }
+        out.push_str(" Redis 1 replica / memory | Redis 3 replicas / memory |\n|---|---|");
+        out.push_str(&"---:|".repeat(STORE_SETUPS.len() + 2));
+        out.push('\n');
+        for m in store_metrics() {
+            let _ = write!(out, "| {} {} | {} |", m.label, arrow(m), m.unit);
+            for (setup, _) in STORE_SETUPS {
+                let _ = write!(out, " {} |", fmt_cell(r.store_values(p, setup, m.key)));
+            }
+            let memory = r.store_med(p, "memory", m.key);
+            let _ = writeln!(
+                out,
+                " {} | {} |",
+                fmt_ratio(r.store_med(p, "redis1", m.key) / memory),
+                fmt_ratio(r.store_med(p, "redis3", m.key) / memory)
+            );
+        }
+        let seen = |commands: &BTreeMap<String, u64>| {
+            if commands.is_empty() {
+                "none".to_owned()
+            } else {
+                commands.iter().map(|(name, n)| format!("{n} `{name}`")).collect::<Vec<_>>().join(", ")
+            }
+        };
+        out.push_str("\nRedis commands in the measured windows (every round and session count):");
+        for (setup, column) in STORE_SETUPS.iter().skip(1) {
+            let Some((commands, calls)) = r.stores.commands.get(&(p, setup)) else { continue };
+            let _ = write!(out, " {column}: {} in {calls} calls;", seen(commands));
+        }
+        out.push_str("\nWhile the sessions opened and warmed up:");
+        for (setup, column) in STORE_SETUPS.iter().skip(1) {
+            let Some((commands, sessions)) = r.stores.setup_commands.get(&(p, setup)) else { continue };
+            let _ = write!(out, " {column}: {} for {sessions} sessions;", seen(commands));
+        }
+        out.push_str("\n\n");
+    }
 }
 
 fn every_round(out: &mut String, r: &Results, servers: &[Server]) {
     out.push_str("## Every round\n\n");
-    for &p in &r.placements {
+    for &p in r.placements.iter().filter(|_| !r.runtime.is_empty()) {
         for m in METRICS {
             let _ = write!(out, "- {} {} ({}):", p.key(), m.key, m.unit);
             for server in servers {
@@ -323,7 +473,21 @@ fn every_round(out: &mut String, r: &Results, servers: &[Server]) {
             out.push('\n');
         }
     }
-    for m in BUILD_METRICS {
+    for &p in &r.placements {
+        for m in store_metrics() {
+            let mut line = String::new();
+            for (setup, _) in STORE_SETUPS {
+                if let Some(v) = r.store_values(p, setup, m.key) {
+                    let values: Vec<_> = v.iter().map(|x| fmt_value(*x)).collect();
+                    let _ = write!(line, " {setup} [{}];", values.join(", "));
+                }
+            }
+            if !line.is_empty() {
+                let _ = writeln!(out, "- {} stores {} ({}):{line}", p.key(), m.key, m.unit);
+            }
+        }
+    }
+    for m in BUILD_METRICS.iter().filter(|_| !r.build.is_empty()) {
         let _ = write!(out, "- {} ({}):", m.key, m.unit);
         for server in servers {
             if let Some(v) = r.build.get(server.name).and_then(|s| s.get(m.key)) {
@@ -444,6 +608,21 @@ each server sees the machine's moments alike. Then the compile measurement.
   come from 127.0.0.1).
 - **CPU per call**: utime + stime of the server from `/proc/<pid>/stat` (10 ms ticks) over the
   workload; **context switches per call**: voluntary and involuntary, all the server's threads.
+- **Sessions in Redis** (issue 17): our server built with the feature `redis`
+  (`bench-ours-redis`; `bench-ours`, measured above, is built without it), under the same HTTP
+  loads, in three setups, each on fresh processes: its sessions in memory (no `REDIS_URL`); in
+  a `redis-server` the harness starts for the round (a free port of 127.0.0.1, `--save ''
+  --appendonly no`, a temporary directory); three replicas on that Redis behind `nginx` (round
+  robin with no stickiness, `proxy_buffering off`, keep-alive connections to the replicas, one
+  worker; `daemon off`, its configuration, pid, logs and temporary files in a temporary
+  directory). Redis and nginx run on the server's CPUs (pinned: CPU 0, with the replicas).
+  Each session makes at least 20 warm-up calls, so through nginx every session has met every
+  replica before the measured window. **Redis commands per call**: the calls of every
+  command in `INFO commandstats` (`info` itself left out; commands a script runs count too),
+  read after the warm-up and after the window, the difference over the window's calls; **per
+  session opened**: from before the first `initialize` to the end of the warm-up, over the
+  sessions. **Server CPU per call** adds up the replicas'; Redis's and nginx's (master and
+  worker) are apart.
 - **Compile time**: the crate's `src/main.rs` mtime bumped, then `cargo build --release -p
   <crate>` timed. **Binary size**: the release binary (symbols kept, no debug info).
 

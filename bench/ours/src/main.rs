@@ -1,5 +1,8 @@
 //! The benchmark server on mcp-runtime. `bench-ours` serves stdio; `bench-ours http` binds
-//! 127.0.0.1 on a free port, prints the port on stdout and serves Streamable HTTP.
+//! 127.0.0.1 on a free port, prints the port on stdout and serves Streamable HTTP: its sessions
+//! in memory, or, built with the feature `redis` (`bench-ours-redis`), in the Redis at
+//! `REDIS_URL` when that is set (with `MCP_REQUEST_STATE_SECRET`, the same for every replica),
+//! as replicas behind a load balancer keep them (issue 17).
 
 use mcp_runtime::prelude::*;
 
@@ -33,12 +36,28 @@ include!(concat!(env!("OUT_DIR"), "/generated.rs"));
 
 #[mcp_runtime::main]
 async fn main() -> mcp_runtime::Result<()> {
-    let server = server!().tools(all_tools());
+    let mut server = server!().tools(all_tools());
     if std::env::args().nth(1).as_deref() == Some("http") {
+        if let Ok(url) = std::env::var("REDIS_URL") {
+            server = redis_store(server, &url)?;
+        }
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         println!("{}", listener.local_addr()?.port());
         server.serve_http_on(listener, std::future::pending()).await
     } else {
         server.serve_stdio().await
     }
+}
+
+#[cfg(feature = "redis")]
+fn redis_store(server: mcp_runtime::Server, url: &str) -> mcp_runtime::Result<mcp_runtime::Server> {
+    let secret = std::env::var("MCP_REQUEST_STATE_SECRET").map_err(|_| {
+        mcp_runtime::Error::msg("REDIS_URL is set: set MCP_REQUEST_STATE_SECRET too, the same on every replica")
+    })?;
+    Ok(server.session_store(mcp_runtime::SessionStore::redis(url)?).request_state_secret(secret))
+}
+
+#[cfg(not(feature = "redis"))]
+fn redis_store(_: mcp_runtime::Server, _: &str) -> mcp_runtime::Result<mcp_runtime::Server> {
+    Err(mcp_runtime::Error::msg("REDIS_URL is set, but this build has no Redis store: run bench-ours-redis"))
 }

@@ -346,6 +346,81 @@ fn test_trigger_tool_change(ctx: Context) -> Result<&'static str, mcp_runtime::E
     Ok("Tool list changed")
 }
 
+// ---------------------------------------------------------------------------------------------
+// Tasks (the io.modelcontextprotocol/tasks extension): a call becomes a task when its handler
+// first waits for something other than the client; input asked for before that is gathered
+// with input-required results, input asked for after it through `tasks/update`.
+
+/// Greets someone (never a task).
+#[mcp_tool]
+fn greet(name: String) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Computes for `seconds` seconds (at most 120), then answers: a task for a client that
+/// supports them, unless `seconds` is 0.
+#[mcp_tool(task = "optional")]
+async fn slow_compute(seconds: f64, label: Option<String>) -> String {
+    let seconds = seconds.clamp(0.0, 120.0);
+    if seconds > 0.0 {
+        tokio::time::sleep(Duration::from_secs_f64(seconds)).await;
+    }
+    format!("Computed {} in {seconds} s", label.as_deref().unwrap_or("a result"))
+}
+
+/// A job that fails after a second: its task completes with the tool's error.
+#[mcp_tool(task = "required")]
+async fn failing_job() -> Result<String, String> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Err("the job failed: the input data is corrupt".into())
+}
+
+/// A job that crashes after a moment: its task fails with an internal error.
+#[mcp_tool(task = "optional")]
+async fn protocol_error_job() -> String {
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    panic!("the job crashed")
+}
+
+/// Deletes a file once the user confirms (asked after looking the file up, so as a task).
+#[mcp_tool(task = "optional")]
+async fn confirm_delete(filename: String, ctx: Context) -> Result<String, ClientError> {
+    tokio::time::sleep(Duration::from_millis(20)).await; // looking the file up
+    let schema =
+        object(json!({"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}));
+    let outcome = ctx.elicit_with_schema(format!("Delete {filename}?"), schema).await?;
+    let confirmed = outcome.accepted().and_then(|content| content.get("confirm")?.as_bool()).unwrap_or(false);
+    Ok(if confirmed { format!("Deleted {filename}") } else { format!("Kept {filename}") })
+}
+
+/// Asks two questions at once (after a moment of work, so as a task): a name and a confirmation.
+#[mcp_tool(task = "optional")]
+async fn multi_input(ctx: Context) -> Result<String, ClientError> {
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let name_schema =
+        object(json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}));
+    let confirm_schema =
+        object(json!({"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}));
+    let (name, confirm) = tokio::join!(
+        ctx.elicit_with_schema("Your name?", name_schema),
+        ctx.elicit_with_schema("Proceed?", confirm_schema)
+    );
+    let name = accepted_field(name?, "name").unwrap_or_else(|| "stranger".into());
+    let confirmed = confirm?.accepted().and_then(|content| content.get("confirm")?.as_bool()).unwrap_or(false);
+    Ok(format!("{name} {}", if confirmed { "confirmed" } else { "declined" }))
+}
+
+/// Asks the user's name first (an input-required result keyed `user_name`), then works as a
+/// task and greets them.
+#[mcp_tool(task = "required")]
+async fn test_tool_with_task(ctx: Context) -> Result<String, ClientError> {
+    let schema = object(json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}));
+    let outcome = ctx.input("user_name").elicit_with_schema("What is your name?", schema).await?;
+    let name = accepted_field(outcome, "name").unwrap_or_else(|| "stranger".into());
+    tokio::time::sleep(Duration::from_millis(200)).await; // the long part: a task from here
+    Ok(format!("Hello, {name}! The task is done."))
+}
+
 /// Calls of `test_session_counter` in this session.
 #[derive(Default, Serialize, Deserialize)]
 struct Calls {
@@ -595,6 +670,13 @@ fn server() -> Server {
             test_custom_headers,
             test_reconnection,
             test_session_counter,
+            greet,
+            slow_compute,
+            failing_job,
+            protocol_error_job,
+            confirm_delete,
+            multi_input,
+            test_tool_with_task,
             test_missing_capability,
             test_streaming_elicitation,
             test_logging_tool,

@@ -22,9 +22,11 @@ pub(crate) struct ToolOptions {
     pub timeout_ms: Option<LitInt>,
     /// Spanned at the key, to point at it when the function is async.
     pub blocking: Option<LitBool>,
+    /// `"optional"` or `"required"`: the call may (must) run as a task (checked in `valid.rs`).
+    pub task: Option<LitStr>,
 }
 
-const TOOL_OPTIONS: &str = "name, title, description, read_only, destructive, idempotent, open_world, confirm, hidden, icon, input_schema, scopes, timeout_ms, blocking, crate";
+const TOOL_OPTIONS: &str = "name, title, description, read_only, destructive, idempotent, open_world, confirm, hidden, icon, input_schema, scopes, timeout_ms, blocking, task, crate";
 
 impl ToolOptions {
     /// The options that could be read; their mistakes go to `errors`.
@@ -52,6 +54,7 @@ impl ToolOptions {
             "blocking" => spanned_flag(meta, errors, &mut self.blocking),
             "scopes" => strings(meta, errors, &mut self.scopes, "scopes = [\"files:write\"]"),
             "timeout_ms" => integer(meta, errors, &mut self.timeout_ms, "timeout_ms = 5000"),
+            "task" => string(meta, errors, &mut self.task, "task = \"optional\""),
             other => unknown(meta, errors, other, "option", TOOL_OPTIONS),
         }
     }

@@ -105,6 +105,11 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
         let header = format!("mcp-param-{}", name.to_ascii_lowercase());
         quote!(#krate::__private::ParamHeader { name: #name, header: #header, path: &[#(#path),*] })
     });
+    let task = match options.task.as_ref().map(syn::LitStr::value).as_deref() {
+        Some("optional") => quote!(#krate::TaskSupport::Optional),
+        Some("required") => quote!(#krate::TaskSupport::Required),
+        _ => quote!(#krate::TaskSupport::Forbidden),
+    };
     let icons = handler::expand::icons(krate, &options.common.icons);
     let marker = handler::expand::marker_struct(tool, "#[mcp_tool]");
 
@@ -150,6 +155,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
                         scopes: &[#(#scopes),*],
                         param_headers: &[#(#param_headers),*],
                         timeout: #timeout,
+                        task: #task,
                         input_schema: #input_schema,
                         output_schema: #output_trait::output_schema,
                         call: __mcp_call,

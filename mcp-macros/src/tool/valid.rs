@@ -1,5 +1,5 @@
-//! Checks only tools have: the name's format, a hand-written input schema, scopes, the time
-//! limit, `blocking`, and (in `headers.rs`) the arguments mirrored in HTTP headers.
+//! Checks only tools have: the name's format, a hand-written input schema, scopes, time limits,
+//! `blocking`, `task`, and (in `headers.rs`) the arguments mirrored in HTTP headers.
 
 use super::attr::ToolOptions;
 use crate::diagnostics::Errors;
@@ -19,6 +19,17 @@ pub(crate) fn check(tool: &HandlerFn, options: &ToolOptions, errors: &mut Errors
             timeout,
             "a tool cannot have a time limit of 0 ms: give it at least 1, e.g. `timeout_ms = 5000`, or remove \
              `timeout_ms` to use the server's default (`Server::tool_timeout`)",
+        );
+    }
+    if let Some(task) = options.task.as_ref().filter(|t| !matches!(t.value().as_str(), "optional" | "required")) {
+        errors.error(
+            task,
+            format!(
+                "unknown task support `{}`: write `task = \"optional\"` (the client decides: a task when it \
+                 supports them, else a plain call) or `task = \"required\"` (only as a task); leave `task` out \
+                 for a tool that never runs as one",
+                task.value()
+            ),
         );
     }
     if let Some(blocking) = options.blocking.as_ref().filter(|b| b.value && tool.is_async()) {

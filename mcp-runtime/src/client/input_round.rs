@@ -3,6 +3,10 @@
 //! (or the answers sealed in its `requestState`) or records an input request and waits for
 //! ever; the engine then drops the handler and answers with an input-required result. On the
 //! client's retry the handler runs again from the start, this time finding its answers.
+//!
+//! Inside a task (the tasks extension) nobody drops the handler: the task shows the requests
+//! as `inputRequests`, and `tasks/update` [`supply`](InputRound::supply)s the answers, which
+//! wakes the waiting requests where they stand.
 
 use super::{ClientError, declared, without_meta};
 use crate::jsonrpc::ErrorObject;
@@ -14,14 +18,21 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The input state of one stateless request.
 pub(crate) struct InputRound {
-    /// Answers by key: from the sealed state of earlier rounds and this round's responses.
-    answers: Map<String, Value>,
+    /// Answers by key: from the sealed state of earlier rounds and this round's responses
+    /// (and, in a task, from `tasks/update`).
+    answers: Mutex<Map<String, Value>>,
+    /// Woken when answers are supplied.
+    supplied: tokio::sync::Notify,
     /// Requests the handler made that have no answer yet, in order.
     requested: Mutex<Map<String, Value>>,
     /// Numbers keys the handler did not choose.
     next_key: AtomicUsize,
     /// A failure that ends the request with a JSON-RPC error (a missing client capability).
     failure: Mutex<Option<ErrorObject>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The JSON-RPC error for a request that needs a capability the client did not declare.
@@ -36,7 +47,13 @@ pub(crate) fn missing_capability(path: &[&str]) -> ErrorObject {
 
 impl InputRound {
     pub fn new(answers: Map<String, Value>) -> Self {
-        Self { answers, requested: Mutex::default(), next_key: AtomicUsize::new(1), failure: Mutex::default() }
+        Self {
+            answers: Mutex::new(answers),
+            supplied: tokio::sync::Notify::new(),
+            requested: Mutex::default(),
+            next_key: AtomicUsize::new(1),
+            failure: Mutex::default(),
+        }
     }
 
     /// The answer under `key`, decoded; or records the request and never returns.
@@ -56,25 +73,50 @@ impl InputRound {
             let short = method.split('/').next().unwrap_or(method);
             format!("{short}-{}", self.next_key.fetch_add(1, Ordering::Relaxed))
         });
-        // An answer that does not decode (say `12345` for an elicitation) counts as missing:
-        // the client is asked again rather than the handler failing on it.
-        if let Some(answer) = self.answers.get(&key)
-            && let Ok(value) = serde_json::from_value::<R>(without_meta(answer.clone()))
-        {
-            return Ok(value);
-        }
         let request = json!({ "method": method, "params": params });
-        self.requested.lock().unwrap_or_else(|e| e.into_inner()).insert(key, request);
-        std::future::pending().await
+        loop {
+            let supplied = self.supplied.notified();
+            tokio::pin!(supplied);
+            supplied.as_mut().enable();
+            // An answer that does not decode (say `12345` for an elicitation) counts as
+            // missing: the client is asked again rather than the handler failing on it.
+            let answer = lock(&self.answers).get(&key).cloned();
+            if let Some(answer) = answer
+                && let Ok(value) = serde_json::from_value::<R>(without_meta(answer))
+            {
+                return Ok(value);
+            }
+            lock(&self.requested).insert(key.clone(), request.clone());
+            supplied.await;
+        }
     }
 
-    pub fn answers(&self) -> &Map<String, Value> {
-        &self.answers
+    pub fn answers(&self) -> Map<String, Value> {
+        lock(&self.answers).clone()
+    }
+
+    /// Answers some of the requests still unanswered (a task's `tasks/update`); answers to
+    /// keys not asked for, or answered already, are ignored. Whether any was taken.
+    pub fn supply(&self, responses: Map<String, Value>) -> bool {
+        let mut requested = lock(&self.requested);
+        let mut answers = lock(&self.answers);
+        let mut taken = false;
+        for (key, answer) in responses {
+            if requested.remove(&key).is_some() {
+                answers.insert(key, answer);
+                taken = true;
+            }
+        }
+        drop((requested, answers));
+        if taken {
+            self.supplied.notify_waiters();
+        }
+        taken
     }
 
     /// The requests still unanswered, if the handler made any.
     pub fn pending_requests(&self) -> Option<Map<String, Value>> {
-        let requested = self.requested.lock().unwrap_or_else(|e| e.into_inner());
+        let requested = lock(&self.requested);
         (!requested.is_empty()).then(|| requested.clone())
     }
 

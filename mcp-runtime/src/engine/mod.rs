@@ -10,6 +10,7 @@
 
 pub(crate) mod first_poll;
 mod stateless;
+mod tasks;
 
 use crate::clip::clip;
 use crate::context::{CURRENT, Context};
@@ -202,7 +203,13 @@ impl Connection {
     /// HTTP request's task): most handlers (every sync tool) finish in it, and then cost no
     /// task, no channel hop and no wake-up. One still pending moves to its own task, so a tool
     /// awaiting I/O never holds up the next message.
-    fn run_handler(&self, id: RequestId, task: Task, sink: &Sink, call: Option<stateless::StatelessCall>) -> Received {
+    fn run_handler(
+        &self,
+        id: RequestId,
+        task: Task,
+        sink: &Sink,
+        mut call: Option<stateless::StatelessCall>,
+    ) -> Received {
         let state = call.as_ref().map(stateless::StatelessCall::context_state);
         let ctx = Context::new(id.clone(), task.meta, Arc::clone(&self.session), sink, state);
         // Registered before its first poll unless the connection is serial (see `serial`).
@@ -254,6 +261,9 @@ impl Connection {
             return refused(&id, refusal, self.core.settings.max_requests_in_flight);
         }
         let mut handler = made.expect("a handler left pending was made");
+        if let Some(call) = call.take_if(|call| call.runs_as_task()) {
+            return self.start_task(id, ctx, handler, call, sink, task.on_panic);
+        }
         let (session, settings, sink, on_panic) =
             (Arc::clone(&self.session), Arc::clone(&self.core.settings), sink.clone(), task.on_panic);
         tokio::spawn(async move {
@@ -403,13 +413,18 @@ async fn announce_changes(session: Arc<Session>, mut changes: tokio::sync::broad
     }
 }
 
-/// The answer for a handler that panicked; the panic's message goes to the log only.
-pub(super) fn panicked(panic: &(dyn std::any::Any + Send), on_panic: PanicAnswer) -> router::Outcome {
-    let message = panic
+/// What a panic said.
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
         .downcast_ref::<&str>()
         .copied()
         .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("a non-string panic payload");
+        .unwrap_or("a non-string panic payload")
+}
+
+/// The answer for a handler that panicked; the panic's message goes to the log only.
+pub(super) fn panicked(panic: &(dyn std::any::Any + Send), on_panic: PanicAnswer) -> router::Outcome {
+    let message = panic_message(panic);
     match on_panic {
         PanicAnswer::ToolError(tool) => {
             tracing::error!(tool, "tool panicked: {message}");

@@ -17,6 +17,7 @@ use crate::registry::Change;
 use crate::router::{self, Handler, Outcome, PanicAnswer, Reply, Route, Task};
 use crate::session::outgoing::{self, Outgoing, Sink};
 use crate::settings::Settings;
+use crate::tool::TaskSupport;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -44,6 +45,9 @@ pub(super) struct StatelessCall {
     target: String,
     /// An authenticated caller's lists and reads may differ per user: not for shared caches.
     private: bool,
+    /// A call of a tool with task support from a client that declared the tasks extension:
+    /// it becomes a task if its handler waits (`engine/tasks.rs`).
+    as_task: bool,
 }
 
 impl Connection {
@@ -67,15 +71,31 @@ impl Connection {
             Ok(answers) => answers,
             Err(error) => return answer(Err(error)),
         };
+        let registry = self.core.catalog.snapshot();
+        let declares_tasks = super::tasks::declares_extension(&meta.capabilities);
+        let task_support = match method {
+            Method::ToolsCall => registry.tools.get(&target).map_or(TaskSupport::Forbidden, |tool| tool.task),
+            _ => TaskSupport::Forbidden,
+        };
+        if task_support == TaskSupport::Required && !declares_tasks {
+            return answer(Err(super::tasks::extension_required()));
+        }
         let call = StatelessCall {
             state: Arc::new(Stateless { meta, round: InputRound::new(answers) }),
             method,
             target,
             private: has_verified_caller(),
+            as_task: task_support != TaskSupport::Forbidden && declares_tasks,
         };
-        let registry = self.core.catalog.snapshot();
         let route = match method {
             Method::Discover => Route::Reply(discover(settings, &registry)),
+            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel if !declares_tasks => {
+                return answer(Err(super::tasks::extension_required()));
+            }
+            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
+                let params = request.params.and_then(|raw| serde_json::from_str(raw.get()).ok());
+                super::tasks::route(Arc::clone(&self.core), method, params)
+            }
             Method::SubscriptionsListen => {
                 let changes = self.core.catalog.subscribe();
                 listen(&id, envelope.notifications.unwrap_or_default(), &registry, changes)
@@ -124,6 +144,30 @@ impl StatelessCall {
         Arc::clone(&self.state)
     }
 
+    pub fn runs_as_task(&self) -> bool {
+        self.as_task
+    }
+
+    /// A task's finished handler: its result, for the task record (no `resultType`), or the
+    /// error that fails the task (the capability failure it hit, if it failed of it).
+    pub fn finish_task(&self, reply: Outcome) -> Result<Value, ErrorObject> {
+        let failure = self.state.round.take_failure();
+        let result = match reply {
+            Err(error) => return Err(failure.unwrap_or(error)),
+            Ok(result) => result,
+        };
+        if let Some(failure) = failure.filter(|_| is_error_result(result.get())) {
+            return Err(failure);
+        }
+        let mut value: Value = serde_json::from_str(result.get()).map_err(|e| {
+            ErrorObject::new(code::INTERNAL_ERROR, format!("Internal error: a result is not JSON: {e}"))
+        })?;
+        if let Some(object) = value.as_object_mut() {
+            object.remove("resultType");
+        }
+        Ok(value)
+    }
+
     /// A finished handler's answer: the capability failure it hit, if it failed because of
     /// it, else its result with `resultType`, `serverInfo` and (for lists and reads) caching
     /// hints.
@@ -157,7 +201,7 @@ impl StatelessCall {
             &server.request_state_key,
             self.method.name(),
             &self.target,
-            self.state.round.answers(),
+            &self.state.round.answers(),
         );
         router::to_raw(&json!({
             "resultType": "input_required",
@@ -208,9 +252,13 @@ fn merge_into(json: &str, extras: Map<String, Value>) -> Outcome {
 
 fn discover(server: &Settings, registry: &crate::registry::Registry) -> Result<Reply<'static>, ErrorObject> {
     let versions: Vec<&str> = ProtocolVersion::STATELESS.iter().map(|v| v.as_str()).collect();
+    let mut capabilities = router::capabilities(registry);
+    if registry.tools.items().any(|tool| tool.task != TaskSupport::Forbidden) {
+        capabilities["extensions"] = json!({ crate::tasks::EXTENSION: {} });
+    }
     let mut result = json!({
         "supportedVersions": versions,
-        "capabilities": router::capabilities(registry),
+        "capabilities": capabilities,
     });
     if let Some(instructions) = &server.instructions {
         result["instructions"] = json!(instructions);

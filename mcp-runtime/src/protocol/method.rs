@@ -22,6 +22,10 @@ pub(crate) enum Method {
     Shutdown,
     Discover,
     SubscriptionsListen,
+    /// The tasks extension (`io.modelcontextprotocol/tasks`), 2026-07-28 only.
+    TasksGet,
+    TasksUpdate,
+    TasksCancel,
 }
 
 /// The member of a request's params that names what it acts on: the tool whose scopes a
@@ -34,6 +38,8 @@ pub(crate) enum Target {
     Name,
     /// `params.uri` (a resource).
     Uri,
+    /// `params.taskId` (a task of the tasks extension).
+    TaskId,
 }
 
 /// One row of the table.
@@ -59,7 +65,7 @@ const SESSION: (bool, bool) = (true, false);
 const STATELESS: (bool, bool) = (false, true);
 
 /// In the order of [`Method`]'s variants (checked by a test), the most frequent first.
-const TABLE: [Entry; 16] = [
+const TABLE: [Entry; 19] = [
     entry(Method::ToolsCall, "tools/call", BOTH, false, Target::Name),
     entry(Method::ToolsList, "tools/list", BOTH, true, Target::None),
     entry(Method::ResourcesRead, "resources/read", BOTH, true, Target::Uri),
@@ -76,6 +82,9 @@ const TABLE: [Entry; 16] = [
     entry(Method::Shutdown, "shutdown", SESSION, false, Target::None),
     entry(Method::Discover, "server/discover", STATELESS, true, Target::None),
     entry(Method::SubscriptionsListen, "subscriptions/listen", STATELESS, false, Target::None),
+    entry(Method::TasksGet, "tasks/get", STATELESS, false, Target::TaskId),
+    entry(Method::TasksUpdate, "tasks/update", STATELESS, false, Target::TaskId),
+    entry(Method::TasksCancel, "tasks/cancel", STATELESS, false, Target::TaskId),
 ];
 
 impl Method {

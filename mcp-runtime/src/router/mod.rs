@@ -205,8 +205,13 @@ pub(crate) fn route<'a>(
         Method::PromptsGet => prompts::get(registry, request),
         Method::CompletionComplete => completion::complete(registry, params),
         Method::LoggingSetLevel => lifecycle::set_level(session, params).into(),
-        Method::Initialize | Method::Ping | Method::Shutdown | Method::Discover | Method::SubscriptionsListen => {
-            Reply::method_not_found(&request.name).into()
-        }
+        Method::Initialize
+        | Method::Ping
+        | Method::Shutdown
+        | Method::Discover
+        | Method::SubscriptionsListen
+        | Method::TasksGet
+        | Method::TasksUpdate
+        | Method::TasksCancel => Reply::method_not_found(&request.name).into(),
     }
 }

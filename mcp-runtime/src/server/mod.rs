@@ -57,6 +57,7 @@ pub struct Server {
     max_session_bytes: usize,
     max_retained_bytes: usize,
     session_store: SessionStore,
+    task_ttl: Option<Duration>,
     running: Arc<OnceLock<Weak<Catalog>>>,
 }
 
@@ -81,6 +82,7 @@ impl Server {
             max_session_bytes: 16 * 1024 * 1024,
             max_retained_bytes: 512 * 1024 * 1024,
             session_store: SessionStore::default(),
+            task_ttl: Some(Duration::from_secs(3600)),
             running: Arc::default(),
         }
     }
@@ -90,6 +92,15 @@ impl Server {
     /// [`request_state_secret`](Self::request_state_secret), the same on every replica.
     pub fn session_store(mut self, store: SessionStore) -> Self {
         self.session_store = store;
+        self
+    }
+
+    /// How long a task's record (its status, then its result) is kept after the task was
+    /// created (default: an hour; `None`: for as long as the store keeps it). Tasks are calls
+    /// of tools with `#[mcp_tool(task = "optional")]` or `task = "required"`, from 2026-07-28
+    /// clients that support them.
+    pub fn task_ttl(mut self, ttl: Option<Duration>) -> Self {
+        self.task_ttl = ttl;
         self
     }
 
@@ -372,7 +383,8 @@ impl Server {
             retained: Arc::new(Pool::new(self.max_retained_bytes)),
             session_store: self.session_store,
         });
-        Ok(Arc::new(ServerCore { settings, catalog }))
+        let tasks = crate::tasks::Tasks::new(self.task_ttl, Duration::from_millis(500));
+        Ok(Arc::new(ServerCore { settings, catalog, tasks }))
     }
 }
 

@@ -10,6 +10,20 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+/// Whether a tool's calls run as tasks (the tasks extension, `io.modelcontextprotocol/tasks`):
+/// `#[mcp_tool(task = "optional")]` or `task = "required"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TaskSupport {
+    /// Never: the call is answered when it finishes (the default).
+    #[default]
+    Forbidden,
+    /// As a task for a client that supports them (the call is answered at once with a task
+    /// handle it polls), as a plain call for the others.
+    Optional,
+    /// Only as a task: a client that does not support them gets error -32021.
+    Required,
+}
+
 /// Everything the runtime knows about one tool. Generated code builds it; the fields are
 /// `#[doc(hidden)]`-stable for the macros.
 #[derive(Clone)]
@@ -36,6 +50,8 @@ pub struct ToolDescriptor {
     /// How long one call may run (`#[mcp_tool(timeout_ms = ...)]`); `None` uses the server's
     /// [`tool_timeout`](crate::Server::tool_timeout), if any.
     pub timeout: Option<std::time::Duration>,
+    /// Whether a call may run as a task (`#[mcp_tool(task = "...")]`).
+    pub task: TaskSupport,
     /// Builds the input schema (called once, when the server is built).
     pub input_schema: fn() -> Map<String, Value>,
     /// Builds the output schema, for tools returning `Json<T>`.

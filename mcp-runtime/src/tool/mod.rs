@@ -8,6 +8,7 @@ pub(crate) mod schema;
 pub(crate) use confirm::confirm;
 pub use result::{CallToolResult, IntoToolResult, Json};
 
+pub use descriptor::TaskSupport;
 use descriptor::ToolDescriptor;
 use serde::Serialize;
 

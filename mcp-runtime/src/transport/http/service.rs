@@ -122,6 +122,7 @@ impl McpHttpService {
         if let Some(replicas) = &inner.replicas {
             let local: std::sync::Weak<dyn super::replicas::LocalSessions> = Arc::downgrade(&inner) as _;
             replicas.attach(local, &inner.core.catalog);
+            inner.core.tasks.share(Arc::clone(replicas) as Arc<dyn crate::tasks::TaskStore>);
         }
         Ok(Self { peer: None, inner })
     }
@@ -174,6 +175,12 @@ impl super::replicas::LocalSessions for Inner {
 
     fn catalog_changed(&self, change: crate::registry::Change) {
         self.core.catalog.announce_remote(change);
+    }
+
+    fn signal_task(&self, task: &str, signal: crate::tasks::Signal) {
+        if self.core.tasks.signal_here(task, signal).is_err() {
+            tracing::debug!(%task, "a signal for a task that no longer runs here");
+        }
     }
 }
 

@@ -26,6 +26,8 @@ pub(super) enum Note {
     Changed { session: String },
     /// What the server offers changed on the sender.
     Catalog { change: CatalogChange },
+    /// A client's `tasks/update` or `tasks/cancel` for a task replica `owner` runs.
+    Task { task: String, owner: u32, signal: crate::tasks::Signal },
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -141,6 +143,8 @@ impl Replicas {
             Note::Ended { session } => local.end(&session),
             Note::Changed { session } => local.mark_stale(&session),
             Note::Catalog { change } => local.catalog_changed(change.into_change()),
+            Note::Task { task, owner, signal } if owner == self.tag => local.signal_task(&task, signal),
+            Note::Task { .. } => {}
         }
     }
 }

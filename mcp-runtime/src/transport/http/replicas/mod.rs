@@ -12,6 +12,8 @@
 //! | `sessions` | the ids of initialized sessions, for list-changed notifications |
 //! | `ev:<id>:<stream>` | each SSE stream's events ([`stream`]), bounded, with the idle TTL |
 //! | `sent:<id>` | the last event of the `GET` stream a client received, where a fresh `GET` starts |
+//! | `task:<id>` | a task's record and the replica running it ([`tasks`]), with the task's TTL |
+//! | `replica:<tag>` | a replica's heartbeat: a task or stream whose replica's heartbeat expired is answered by another |
 //!
 //! Replicas talk through one pub/sub channel ([`bus`]): a client's message that belongs to a
 //! request running elsewhere (an answer to a server-to-client request, a cancellation), a
@@ -23,6 +25,7 @@
 pub(super) mod bus;
 pub(super) mod record;
 pub(super) mod stream;
+mod tasks;
 
 use super::sse::StreamSettings;
 use crate::registry::{Catalog, Change};
@@ -67,6 +70,8 @@ pub(super) trait LocalSessions: Send + Sync {
     fn mark_stale(&self, session: &str);
     /// Another replica changed what the server offers.
     fn catalog_changed(&self, change: Change);
+    /// A client's `tasks/update` or `tasks/cancel`, for a task this replica runs.
+    fn signal_task(&self, task: &str, signal: crate::tasks::Signal);
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {

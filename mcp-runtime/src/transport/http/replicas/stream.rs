@@ -145,7 +145,7 @@ impl Replicas {
     }
 
     /// Whether the replica tagged `tag` is alive (its heartbeat has not expired).
-    async fn is_alive(&self, tag: u32) -> Result<bool, Unavailable> {
+    pub(super) async fn is_alive(&self, tag: u32) -> Result<bool, Unavailable> {
         let key = self.heartbeat_key(tag);
         self.run(|mut redis| async move { redis::cmd("EXISTS").arg(&key).query_async(&mut redis).await }).await
     }

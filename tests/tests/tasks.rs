@@ -1,0 +1,305 @@
+//! Tasks (the `io.modelcontextprotocol/tasks` extension, 2026-07-28) through the in-process
+//! client: when a call becomes a task, polling, input through `tasks/update` (partial answers
+//! included), cancellation, outcomes, and the extension's errors. Task results are checked
+//! against the extension's official schema, every other message against 2026-07-28's.
+
+use mcp_runtime::prelude::*;
+use mcp_runtime::testing::TestClient;
+use mcp_runtime::{ClientError, Elicitation, State};
+use mcp_tests::{spec_2026_07_28, spec_tasks};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+const EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// Answers at once.
+#[mcp_tool(task = "optional")]
+fn quick() -> &'static str {
+    "done at once"
+}
+
+/// Works a moment, then answers.
+#[mcp_tool(task = "optional")]
+async fn slow(millis: u64) -> String {
+    tokio::time::sleep(Duration::from_millis(millis)).await;
+    format!("slept {millis} ms")
+}
+
+/// Only as a task.
+#[mcp_tool(task = "required")]
+async fn only_as_task() -> &'static str {
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    "task done"
+}
+
+/// A name form.
+#[derive(Deserialize, JsonSchema)]
+struct Name {
+    name: String,
+}
+
+/// A yes/no form.
+#[derive(Deserialize, JsonSchema)]
+struct Confirm {
+    confirm: bool,
+}
+
+/// Works, then asks two questions at once.
+#[mcp_tool(task = "optional")]
+async fn two_questions(ctx: Context) -> Result<String, ClientError> {
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    let (name, confirm) = tokio::join!(
+        ctx.input("name").elicit::<Name>("Your name?"),
+        ctx.input("confirm").elicit::<Confirm>("Proceed?")
+    );
+    let name = name?.accepted().map_or_else(|| "?".into(), |n| n.name);
+    let confirm = confirm?.accepted().is_some_and(|c| c.confirm);
+    Ok(format!("{name}: {confirm}"))
+}
+
+/// Asks first (a round trip), then works (a task).
+#[mcp_tool(task = "required")]
+async fn ask_then_work(ctx: Context) -> Result<String, ClientError> {
+    let name = match ctx.input("user_name").elicit::<Name>("Your name?").await? {
+        Elicitation::Accept(Name { name }) => name,
+        _ => "stranger".into(),
+    };
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    Ok(format!("Hello, {name}!"))
+}
+
+/// Fails as a tool does.
+#[mcp_tool(task = "optional")]
+async fn tool_error() -> Result<String, String> {
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    Err("no such record".into())
+}
+
+/// Crashes.
+#[mcp_tool(task = "optional")]
+async fn crashes() -> String {
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    panic!("crashed on purpose")
+}
+
+/// Set when `endless` is dropped (cancelled).
+#[derive(Default)]
+struct Dropped(Arc<AtomicBool>);
+
+/// Runs until cancelled.
+#[mcp_tool(task = "optional")]
+async fn endless(dropped: State<Dropped>) -> &'static str {
+    struct Guard(Arc<AtomicBool>);
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+    let _guard = Guard(Arc::clone(&dropped.0.0));
+    tokio::time::sleep(Duration::from_secs(3600)).await;
+    "never"
+}
+
+fn server(dropped: Arc<AtomicBool>) -> Server {
+    server!().state(Dropped(dropped)).tools(tools![
+        quick,
+        slow,
+        only_as_task,
+        two_questions,
+        ask_then_work,
+        tool_error,
+        crashes,
+        endless
+    ])
+}
+
+fn capabilities(tasks: bool) -> Value {
+    let mut capabilities = json!({"elicitation": {}});
+    if tasks {
+        capabilities["extensions"] = json!({ EXTENSION: {} });
+    }
+    capabilities
+}
+
+/// A stateless request, the client declaring the extension or not.
+async fn request(
+    client: &TestClient,
+    method: &str,
+    mut params: Value,
+    tasks: bool,
+) -> Result<Value, mcp_runtime::ErrorObject> {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": capabilities(tasks),
+        "io.modelcontextprotocol/clientInfo": {"name": "tasks-test", "version": "1"},
+    });
+    client.request(method, params).await
+}
+
+fn check(definition: &str, result: &Value) {
+    spec_tasks().check(definition, result).unwrap_or_else(|e| panic!("{e}\n{result:#}"));
+}
+
+/// Calls `tool` declaring the extension; its task id (the answer must be a task handle).
+async fn start(client: &TestClient, tool: &str, arguments: Value) -> String {
+    let handle = request(client, "tools/call", json!({"name": tool, "arguments": arguments}), true).await.unwrap();
+    assert_eq!(handle["resultType"], "task", "{handle}");
+    check("CreateTaskResult", &handle);
+    for absent in ["result", "error", "inputRequests", "requestState"] {
+        assert!(handle.get(absent).is_none(), "a task handle has no `{absent}`: {handle}");
+    }
+    handle["taskId"].as_str().expect("taskId").to_owned()
+}
+
+async fn get(client: &TestClient, task: &str) -> Value {
+    let detail = request(client, "tasks/get", json!({"taskId": task}), true).await.unwrap();
+    assert_eq!(detail["resultType"], "complete", "{detail}");
+    check("GetTaskResult", &detail);
+    detail
+}
+
+/// Polls until the task's status is `status` or terminal.
+async fn until(client: &TestClient, task: &str, status: &str) -> Value {
+    for _ in 0..200 {
+        let detail = get(client, task).await;
+        if detail["status"] == status
+            || ["completed", "failed", "cancelled"].contains(&detail["status"].as_str().unwrap())
+        {
+            return detail;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("task {task} never reached {status}");
+}
+
+/// Every message against 2026-07-28's schema, but the extension's results (checked against
+/// its own schema where they are read).
+fn assert_valid(client: &TestClient) {
+    let core: Vec<_> = client
+        .transcript()
+        .into_iter()
+        .filter(|m| {
+            m.message["result"]["resultType"] != "task"
+                && !m.answers.as_deref().is_some_and(|a| a.starts_with("tasks/"))
+        })
+        .collect();
+    spec_2026_07_28().assert_all_valid(&core);
+}
+
+fn client() -> (TestClient, Arc<AtomicBool>) {
+    let dropped = Arc::new(AtomicBool::new(false));
+    (TestClient::connect_uninitialized(server(Arc::clone(&dropped))), dropped)
+}
+
+#[tokio::test]
+async fn a_call_that_waits_becomes_a_task_one_answered_at_once_does_not() {
+    let (client, _) = client();
+    let discovered = request(&client, "server/discover", json!({}), true).await.unwrap();
+    assert_eq!(discovered["capabilities"]["extensions"], json!({ EXTENSION: {} }));
+
+    let at_once = request(&client, "tools/call", json!({"name": "quick"}), true).await.unwrap();
+    assert_eq!(
+        (at_once["resultType"].as_str(), at_once["content"][0]["text"].as_str()),
+        (Some("complete"), Some("done at once"))
+    );
+
+    let task = start(&client, "slow", json!({"millis": 30})).await;
+    let done = until(&client, &task, "completed").await;
+    assert_eq!(done["status"], "completed");
+    assert_eq!(done["result"]["content"][0]["text"], "slept 30 ms");
+    assert!(done["result"].get("resultType").is_none(), "the inlined result is the tool's: {done}");
+    assert!(done["ttlMs"].as_u64().is_some_and(|ttl| ttl > 0) && done["pollIntervalMs"].as_u64().is_some());
+    // Done is done: cancelling it is acknowledged, and changes nothing.
+    let ack = request(&client, "tasks/cancel", json!({"taskId": task}), true).await.unwrap();
+    assert_eq!(ack, json!({"resultType": "complete", "_meta": ack["_meta"]}));
+    assert_eq!(get(&client, &task).await["status"], "completed");
+    assert_valid(&client);
+}
+
+#[tokio::test]
+async fn the_extension_is_needed_for_required_tools_and_the_task_methods() {
+    let (client, _) = client();
+    let plain =
+        request(&client, "tools/call", json!({"name": "slow", "arguments": {"millis": 5}}), false).await.unwrap();
+    assert_eq!(plain["content"][0]["text"], "slept 5 ms", "an optional task is a plain call for this client");
+    let refused = request(&client, "tools/call", json!({"name": "only_as_task"}), false).await.unwrap_err();
+    assert_eq!(refused.code, -32021);
+    assert_eq!(refused.data, Some(json!({"requiredCapabilities": {"extensions": { EXTENSION: {} }}})));
+    for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
+        let error = request(&client, method, json!({"taskId": "x", "inputResponses": {}}), false).await.unwrap_err();
+        assert_eq!(error.code, -32021, "{method}");
+        let unknown = request(&client, method, json!({"taskId": "no-such-task", "inputResponses": {}}), true).await;
+        assert_eq!(unknown.unwrap_err().code, -32602, "{method} of an unknown task");
+    }
+    for removed in ["tasks/list", "tasks/result"] {
+        assert_eq!(
+            request(&client, removed, json!({"taskId": "x"}), true).await.unwrap_err().code,
+            -32601,
+            "{removed}"
+        );
+    }
+    let task = start(&client, "only_as_task", json!({})).await;
+    assert_eq!(until(&client, &task, "completed").await["result"]["content"][0]["text"], "task done");
+}
+
+#[tokio::test]
+async fn input_is_asked_through_the_task_and_may_be_answered_in_parts() {
+    let (client, _) = client();
+    let task = start(&client, "two_questions", json!({})).await;
+    let waiting = until(&client, &task, "input_required").await;
+    assert_eq!(waiting["status"], "input_required");
+    let requests = waiting["inputRequests"].as_object().expect("inputRequests");
+    assert_eq!(requests.keys().collect::<Vec<_>>(), ["confirm", "name"]);
+    assert_eq!(requests["name"]["method"], "elicitation/create");
+
+    let name = json!({"name": {"action": "accept", "content": {"name": "Ada"}}, "unknown": {"action": "decline"}});
+    let ack = request(&client, "tasks/update", json!({"taskId": task, "inputResponses": name}), true).await.unwrap();
+    check("UpdateTaskResult", &ack);
+    let partial = get(&client, &task).await;
+    assert_eq!(partial["status"], "input_required", "one answer of two: {partial}");
+    assert_eq!(partial["inputRequests"].as_object().unwrap().keys().collect::<Vec<_>>(), ["confirm"]);
+
+    let confirm = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+    request(&client, "tasks/update", json!({"taskId": task, "inputResponses": confirm}), true).await.unwrap();
+    let done = until(&client, &task, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "Ada: true");
+    assert!(done.get("inputRequests").is_none());
+}
+
+#[tokio::test]
+async fn input_asked_before_the_first_wait_is_a_round_trip_then_the_call_becomes_a_task() {
+    let (client, _) = client();
+    let first = request(&client, "tools/call", json!({"name": "ask_then_work"}), true).await.unwrap();
+    assert_eq!(first["resultType"], "input_required", "{first}");
+    assert!(first.get("taskId").is_none());
+    let answer = json!({"user_name": {"action": "accept", "content": {"name": "Alice"}}});
+    let params = json!({"name": "ask_then_work", "inputResponses": answer, "requestState": first["requestState"]});
+    let handle = request(&client, "tools/call", params, true).await.unwrap();
+    assert_eq!(handle["resultType"], "task", "{handle}");
+    assert!(handle.get("requestState").is_none(), "{handle}");
+    let done = until(&client, handle["taskId"].as_str().unwrap(), "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "Hello, Alice!");
+}
+
+#[tokio::test]
+async fn a_tool_error_completes_the_task_a_panic_fails_it_and_cancel_drops_the_handler() {
+    let (client, dropped) = client();
+    let task = start(&client, "tool_error", json!({})).await;
+    let done = until(&client, &task, "completed").await;
+    assert_eq!((done["status"].as_str(), done["result"]["isError"].as_bool()), (Some("completed"), Some(true)));
+
+    let task = start(&client, "crashes", json!({})).await;
+    let failed = until(&client, &task, "failed").await;
+    assert_eq!(failed["status"], "failed");
+    assert_eq!(failed["error"]["code"], -32603);
+    assert!(failed.get("result").is_none());
+
+    let task = start(&client, "endless", json!({})).await;
+    assert_eq!(get(&client, &task).await["status"], "working");
+    let ack = request(&client, "tasks/cancel", json!({"taskId": task}), true).await.unwrap();
+    check("CancelTaskResult", &ack);
+    assert_eq!(until(&client, &task, "cancelled").await["status"], "cancelled");
+    assert!(dropped.load(Ordering::SeqCst), "the cancelled handler was dropped");
+}
