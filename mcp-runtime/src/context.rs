@@ -37,9 +37,19 @@ struct Inner {
     sink: Option<Sink>,
     /// For a stateless (2026-07-28) request: its client view and input round.
     stateless: Option<Arc<Stateless>>,
+    /// For a 2025-11-25 task: its id and how many requests to the client it waits on.
+    task: Option<Arc<TaskLink>>,
     /// The verified caller (HTTP with authorization).
     #[cfg(feature = "auth")]
     auth: Option<Arc<crate::auth::AuthInfo>>,
+}
+
+/// What a 2025-11-25 task's handler shares with the task's runner: the task's id (for the
+/// related-task `_meta` of its requests to the client) and how many of those wait for an
+/// answer (the task is `input_required` meanwhile).
+pub(crate) struct TaskLink {
+    pub id: String,
+    pub waiting: std::sync::atomic::AtomicUsize,
 }
 
 /// Whether the client cancelled the request. The token those who wait need is made on first
@@ -98,6 +108,7 @@ impl Context {
                 session,
                 sink,
                 stateless,
+                task: None,
                 // Created while the transport handles the request: its caller is current.
                 #[cfg(feature = "auth")]
                 auth: crate::auth::current_caller(),
@@ -111,6 +122,18 @@ impl Context {
     #[cfg(feature = "auth")]
     pub fn auth(&self) -> Option<&crate::auth::AuthInfo> {
         self.inner.auth.as_deref()
+    }
+
+    /// This context, running the 2025-11-25 task `link` (set right after [`Context::new`]).
+    pub(crate) fn for_task(mut self, link: Arc<TaskLink>) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.task = Some(link);
+        }
+        self
+    }
+
+    pub(crate) fn task(&self) -> Option<&TaskLink> {
+        self.inner.task.as_deref()
     }
 
     pub(crate) fn stateless(&self) -> Option<&Stateless> {

@@ -63,6 +63,10 @@ pub fn result_definition(method: &str) -> Option<&'static str> {
         "completion/complete" => "CompleteResult",
         "server/discover" => "DiscoverResult",
         "subscriptions/listen" => "SubscriptionsListenResult",
+        // 2025-11-25's experimental tasks (the 2026-07-28 extension has a schema of its own).
+        "tasks/get" => "GetTaskResult",
+        "tasks/cancel" => "CancelTaskResult",
+        "tasks/result" => "GetTaskPayloadResult",
         _ => return None,
     })
 }
@@ -117,7 +121,17 @@ impl Spec {
             return self.check(definition, message).map_err(|e| format!("{method}: {e}"));
         }
         let input_required = message["result"].get("resultType") == Some(&json!("input_required"));
-        let definition = if input_required { Some("InputRequiredResult") } else { answers.and_then(result_definition) };
+        // A task-augmented call (2025-11-25) is answered with the task, not the tool's result.
+        let task_created = answers == Some("tools/call") && message["result"].get("task").is_some();
+        let definition = if input_required {
+            Some("InputRequiredResult")
+        } else if task_created {
+            Some("CreateTaskResult")
+        } else {
+            answers.and_then(result_definition)
+        };
+        // Definitions this revision does not have (tasks in 2026-07-28) are checked elsewhere.
+        let definition = definition.filter(|definition| self.document["$defs"].get(*definition).is_some());
         if let (Some(result), Some(definition)) = (message.get("result"), definition) {
             self.check(definition, result)?;
         }

@@ -6,7 +6,7 @@
 use mcp_runtime::prelude::*;
 use mcp_runtime::testing::TestClient;
 use mcp_runtime::{ClientError, Elicitation, State};
-use mcp_tests::{spec_2026_07_28, spec_tasks};
+use mcp_tests::{spec_2025_11_25, spec_2026_07_28, spec_tasks};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -302,4 +302,113 @@ async fn a_tool_error_completes_the_task_a_panic_fails_it_and_cancel_drops_the_h
     check("CancelTaskResult", &ack);
     assert_eq!(until(&client, &task, "cancelled").await["status"], "cancelled");
     assert!(dropped.load(Ordering::SeqCst), "the cancelled handler was dropped");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2025-11-25: experimental tasks, requested by the client with `task` on `tools/call`.
+
+/// Asks the user's name inside the task, after working a moment.
+#[mcp_tool(task = "optional")]
+async fn ask_in_task(ctx: Context) -> Result<String, ClientError> {
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    match ctx.elicit::<Name>("Your name?").await? {
+        Elicitation::Accept(Name { name }) => Ok(format!("Hello, {name}!")),
+        _ => Ok("Hello, stranger!".into()),
+    }
+}
+
+/// Never a task.
+#[mcp_tool]
+fn plain() -> &'static str {
+    "plain"
+}
+
+fn session_server() -> Server {
+    server!().tools(tools![slow, only_as_task, ask_in_task, plain, endless, tool_error]).state(Dropped::default())
+}
+
+fn check_2025(definition: &str, result: &Value) {
+    spec_2025_11_25().check(definition, result).unwrap_or_else(|e| panic!("{e}\n{result:#}"));
+}
+
+#[tokio::test]
+async fn session_tasks_are_asked_for_polled_and_their_result_fetched() {
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = Arc::clone(&seen);
+    let client = TestClient::options()
+        .version("2025-11-25")
+        .capabilities(json!({"elicitation": {}}))
+        .on_request(move |method, params| {
+            record.lock().unwrap().push((method.to_owned(), params.clone()));
+            Some(Ok(json!({"action": "accept", "content": {"name": "Grace"}})))
+        })
+        .connect(session_server())
+        .await;
+    let listed = client.request("tools/list", json!({})).await.unwrap();
+    let support: Vec<_> = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["name"].clone(), t["execution"]["taskSupport"].clone()))
+        .collect();
+    assert!(
+        support.contains(&(json!("slow"), json!("optional"))) && support.contains(&(json!("plain"), Value::Null)),
+        "{support:?}"
+    );
+
+    let created = client
+        .request("tools/call", json!({"name": "slow", "arguments": {"millis": 30}, "task": {"ttl": 60000}}))
+        .await
+        .unwrap();
+    check_2025("CreateTaskResult", &created);
+    let task = created["task"]["taskId"].as_str().unwrap().to_owned();
+    assert_eq!((created["task"]["status"].as_str(), created["task"]["ttl"].as_u64()), (Some("working"), Some(60000)));
+    let polled = client.request("tasks/get", json!({"taskId": task})).await.unwrap();
+    check_2025("GetTaskResult", &polled);
+    // `tasks/result` waits for the end.
+    let result = client.request("tasks/result", json!({"taskId": task})).await.unwrap();
+    assert_eq!(result["content"][0]["text"], "slept 30 ms");
+    assert_eq!(result["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], task);
+    assert_eq!(client.request("tasks/get", json!({"taskId": task})).await.unwrap()["status"], "completed");
+
+    // Input inside a task: the request to the client names the task.
+    let created = client.request("tools/call", json!({"name": "ask_in_task", "task": {}})).await.unwrap();
+    let task = created["task"]["taskId"].as_str().unwrap().to_owned();
+    let result = client.request("tasks/result", json!({"taskId": task})).await.unwrap();
+    assert_eq!(result["content"][0]["text"], "Hello, Grace!");
+    let asked = seen.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(asked[0].0, "elicitation/create");
+    assert_eq!(asked[0].1["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], task);
+    spec_2025_11_25().assert_all_valid(&client.transcript());
+}
+
+#[tokio::test]
+async fn session_tasks_follow_the_tools_declared_support_and_cancel_once() {
+    let client = TestClient::options().version("2025-11-25").connect(session_server()).await;
+    let initialized = client.transcript()[0].message.clone();
+    assert_eq!(
+        initialized["result"]["capabilities"]["tasks"],
+        json!({"cancel": {}, "requests": {"tools": {"call": {}}}})
+    );
+    let forbidden = client.request("tools/call", json!({"name": "plain", "task": {}})).await.unwrap_err();
+    assert_eq!(forbidden.code, -32601, "{forbidden:?}");
+    let required = client.request("tools/call", json!({"name": "only_as_task"})).await.unwrap_err();
+    assert_eq!(required.code, -32601, "{required:?}");
+    // A tool error fails the task in this era's terms, and `tasks/result` still returns it.
+    let created = client.request("tools/call", json!({"name": "tool_error", "task": {}})).await.unwrap();
+    let task = created["task"]["taskId"].as_str().unwrap().to_owned();
+    let result = client.request("tasks/result", json!({"taskId": task})).await.unwrap();
+    assert_eq!(result["isError"], true);
+    assert_eq!(client.request("tasks/get", json!({"taskId": task})).await.unwrap()["status"], "failed");
+
+    let created = client.request("tools/call", json!({"name": "endless", "task": {}})).await.unwrap();
+    let task = created["task"]["taskId"].as_str().unwrap().to_owned();
+    let cancelled = client.request("tasks/cancel", json!({"taskId": task})).await.unwrap();
+    check_2025("CancelTaskResult", &cancelled);
+    assert_eq!(cancelled["status"], "cancelled");
+    let again = client.request("tasks/cancel", json!({"taskId": task})).await.unwrap_err();
+    assert_eq!(again.code, -32602, "a terminal task is not cancelled twice: {again:?}");
+    assert_eq!(client.request("tasks/get", json!({"taskId": "nope"})).await.unwrap_err().code, -32602);
+    spec_2025_11_25().assert_all_valid(&client.transcript());
 }

@@ -145,9 +145,21 @@ impl Input<'_> {
             return Err(ClientError::Unsupported { capability: capability.0 });
         }
         let limit = timeout.unwrap_or(ctx.session().settings.client_request_timeout);
-        let answer = tokio::time::timeout(limit, ctx.session().request_client(ctx.sink(), method, params))
-            .await
-            .map_err(|_| ClientError::Timeout(limit))?;
+        let answer = match ctx.task() {
+            None => tokio::time::timeout(limit, ctx.session().request_client(ctx.sink(), method, params)).await,
+            Some(task) => {
+                // A task's requests name it, and make it `input_required` while they wait.
+                let mut params =
+                    serde_json::to_value(params).map_err(|e| ClientError::InvalidResponse(e.to_string()))?;
+                if let Some(params) = params.as_object_mut() {
+                    let meta = params.entry("_meta").or_insert_with(|| Value::Object(Default::default()));
+                    meta["io.modelcontextprotocol/related-task"] = serde_json::json!({ "taskId": task.id });
+                }
+                let _waiting = Waiting::on(&task.waiting);
+                tokio::time::timeout(limit, ctx.session().request_client(ctx.sink(), method, &params)).await
+            }
+        }
+        .map_err(|_| ClientError::Timeout(limit))?;
         match answer {
             Some(Ok(value)) => {
                 serde_json::from_value::<R>(value).map_err(|e| ClientError::InvalidResponse(e.to_string()))
@@ -155,6 +167,22 @@ impl Input<'_> {
             Some(Err(error)) => Err(ClientError::Rejected(error)),
             None => Err(ClientError::Disconnected),
         }
+    }
+}
+
+/// Counts a request to the client as waiting while it lives.
+struct Waiting<'a>(&'a std::sync::atomic::AtomicUsize);
+
+impl<'a> Waiting<'a> {
+    fn on(count: &'a std::sync::atomic::AtomicUsize) -> Self {
+        count.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        Self(count)
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
     }
 }
 

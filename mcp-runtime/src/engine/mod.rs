@@ -184,6 +184,14 @@ impl Connection {
                 code::INVALID_REQUEST,
                 "Invalid Request: the session is not initialized; send `initialize` first",
             )),
+            Some(method @ (Method::TasksGet | Method::TasksCancel | Method::TasksResult)) => {
+                let params = request.params.and_then(|raw| serde_json::from_str(raw.get()).ok());
+                match tasks::session_route(Arc::clone(&self.core), method, params) {
+                    Route::Reply(reply) => return Received::Answer(encode_answer(&request.id, reply)),
+                    Route::Spawn(task) => return self.run_handler(request.id, task, sink, None),
+                }
+            }
+            Some(Method::ToolsCall) if let Some(received) = self.session_tool_call(&request, sink) => return received,
             Some(_) => {
                 let registry = self.core.catalog.snapshot();
                 match router::route(&registry, session, session.protocol_version(), &request) {
@@ -262,7 +270,9 @@ impl Connection {
         }
         let mut handler = made.expect("a handler left pending was made");
         if let Some(call) = call.take_if(|call| call.runs_as_task()) {
-            return self.start_task(id, ctx, handler, call, sink, task.on_panic);
+            let ttl = self.core.tasks.ttl;
+            let flavor = tasks::Flavor::Extension(call);
+            return self.start_task(id, crate::tasks::Tasks::new_id(), ctx, handler, flavor, ttl, sink, task.on_panic);
         }
         let (session, settings, sink, on_panic) =
             (Arc::clone(&self.session), Arc::clone(&self.core.settings), sink.clone(), task.on_panic);

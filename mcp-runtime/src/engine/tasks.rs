@@ -14,14 +14,18 @@
 use super::stateless::StatelessCall;
 use super::{Connection, Received, encode_answer, in_scope};
 use crate::client::input_round::missing_capability;
-use crate::context::Context;
+use crate::context::{Context, TaskLink};
 use crate::jsonrpc::{ErrorObject, RequestId, code};
+use crate::message::Request;
+use crate::protocol::Method;
 use crate::router::{self, Handler, Outcome, PanicAnswer, Reply, Route, Run, Task};
 use crate::session::outgoing::Sink;
 use crate::tasks::{EXTENSION, Signal, Status, StoredTask, TaskRecord, TaskStore, Tasks};
+use crate::tool::TaskSupport;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::task::Poll;
 
 /// -32021 for a client that did not declare the extension on this request.
@@ -34,6 +38,66 @@ pub(super) fn declares_extension(capabilities: &Map<String, Value>) -> bool {
     crate::client::declared(Some(capabilities), &["extensions", EXTENSION])
 }
 
+/// The era a task was created in, and what that changes for its runner.
+pub(super) enum Flavor {
+    /// The tasks extension (2026-07-28): the call's stateless state, whose input round holds
+    /// the requests the handler waits on.
+    Extension(StatelessCall),
+    /// 2025-11-25: the handler's requests to the client go out on the session, counted here.
+    Session(Arc<TaskLink>),
+}
+
+impl Flavor {
+    /// The requests the handler waits on, if any.
+    fn pending(&self, ctx: &Context) -> Option<Map<String, Value>> {
+        match self {
+            Self::Extension(_) => ctx.stateless().and_then(|s| s.round.pending_requests()),
+            Self::Session(link) => (link.waiting.load(Ordering::Acquire) > 0).then(Map::new),
+        }
+    }
+
+    /// A finished handler's result for the record, or the error that fails the task.
+    fn finish(&self, outcome: Outcome) -> Result<Value, ErrorObject> {
+        match self {
+            Self::Extension(call) => call.finish_task(outcome),
+            Self::Session(_) => outcome.and_then(|raw| {
+                serde_json::from_str(raw.get()).map_err(|e| ErrorObject::new(code::INTERNAL_ERROR, e.to_string()))
+            }),
+        }
+    }
+
+    /// The answer that creates the task.
+    fn created(&self, task: &TaskRecord) -> Outcome {
+        match self {
+            Self::Extension(_) => {
+                let mut handle = task.handle();
+                handle["resultType"] = json!("task");
+                router::to_raw(&handle)
+            }
+            Self::Session(_) => router::to_raw(&json!({ "task": session_wire(task) })),
+        }
+    }
+}
+
+/// A task as 2025-11-25 shows it (`Task`): `ttl` and `pollInterval`, and a tool's error result
+/// counts as `failed` there.
+pub(super) fn session_wire(task: &TaskRecord) -> Value {
+    let tool_error = task.result.as_ref().is_some_and(|result| result["isError"] == json!(true));
+    let status = if task.status == Status::Completed && tool_error { Status::Failed } else { task.status };
+    let mut wire = json!({
+        "taskId": task.task_id,
+        "status": status,
+        "createdAt": task.created_at,
+        "lastUpdatedAt": task.last_updated_at,
+        "ttl": task.ttl_ms,
+        "pollInterval": task.poll_interval_ms,
+    });
+    if let Some(message) = &task.status_message {
+        wire["statusMessage"] = json!(message);
+    }
+    wire
+}
+
 /// What the runner of a task sees happen.
 enum Event {
     Finished(std::thread::Result<Outcome>),
@@ -43,14 +107,18 @@ enum Event {
 }
 
 impl Connection {
-    /// Turns a call whose handler waits into a task: stores its record, answers with its
-    /// handle, and runs the handler to its end as the task.
+    /// Turns a call into task `task_id` (a call of 2026-07-28 whose handler waits, or a
+    /// 2025-11-25 call that asked for a task): stores its record, answers with its handle, and
+    /// runs the handler to its end as the task.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn start_task(
         &self,
         id: RequestId,
+        task_id: String,
         ctx: Context,
         handler: Run,
-        call: StatelessCall,
+        flavor: Flavor,
+        ttl: Option<std::time::Duration>,
         sink: &Sink,
         on_panic: PanicAnswer,
     ) -> Received {
@@ -58,20 +126,14 @@ impl Connection {
         tokio::spawn(async move {
             let tasks = &core.tasks;
             let store = tasks.store();
-            let mut stored = StoredTask {
-                task: TaskRecord::new(Tasks::new_id(), tasks.ttl, tasks.poll_interval),
-                owner: store.tag(),
-            };
+            let mut stored =
+                StoredTask { task: TaskRecord::new(task_id, ttl, tasks.poll_interval), owner: store.tag() };
             let task_id = stored.task.task_id.clone();
             let signals = tasks.run_here(&task_id);
             // Durably created before the client learns the id: its first `tasks/get` may come at once.
-            let created = store.put(&stored, tasks.ttl).await;
+            let created = store.put(&stored, ttl).await;
             let reply = match created {
-                Ok(()) => {
-                    let mut handle = stored.task.handle();
-                    handle["resultType"] = json!("task");
-                    router::to_raw(&handle)
-                }
+                Ok(()) => flavor.created(&stored.task),
                 Err(_) => Err(ErrorObject::new(code::INTERNAL_ERROR, "Internal error: the task store is unreachable")),
             };
             let answer = encode_answer(&id, reply.map(Reply::Serialized));
@@ -85,7 +147,7 @@ impl Connection {
             }
             if created.is_ok() {
                 tracing::debug!(task = %task_id, "a call became a task");
-                run(ctx, handler, call, signals, &mut stored, &*store, tasks.ttl, on_panic).await;
+                run(ctx, handler, flavor, signals, &mut stored, &*store, ttl, on_panic).await;
             }
             tasks.finished_here(&task_id);
         });
@@ -98,7 +160,7 @@ impl Connection {
 async fn run(
     ctx: Context,
     mut handler: Run,
-    call: StatelessCall,
+    flavor: Flavor,
     mut signals: tokio::sync::mpsc::UnboundedReceiver<Signal>,
     stored: &mut StoredTask,
     store: &dyn TaskStore,
@@ -116,7 +178,7 @@ async fn run(
             if let Poll::Ready(signal) = signals.poll_recv(cx) {
                 return Poll::Ready(Event::Signal(signal));
             }
-            let requests = ctx.stateless().and_then(|s| s.round.pending_requests());
+            let requests = flavor.pending(&ctx);
             if requests != shown {
                 return Poll::Ready(Event::Requests(requests));
             }
@@ -126,7 +188,7 @@ async fn run(
         let task = &mut stored.task;
         match event {
             Event::Finished(outcome) => {
-                finish(task, outcome, &call, on_panic);
+                finish(task, outcome, &flavor, on_panic);
                 break;
             }
             Event::Signal(Some(Signal::Input(responses))) => {
@@ -144,7 +206,7 @@ async fn run(
                 match requests {
                     Some(requests) => {
                         task.set(Status::InputRequired, Some("Waiting for input from the client".into()));
-                        task.input_requests = Some(requests);
+                        task.input_requests = Some(requests).filter(|requests| !requests.is_empty());
                     }
                     None => task.set(Status::Working, None),
                 }
@@ -162,9 +224,9 @@ async fn run(
 
 /// Records a handler's outcome: `completed` with its result (a tool error included), or
 /// `failed` with the JSON-RPC error (a panic is one: the task could not run to its end).
-fn finish(task: &mut TaskRecord, outcome: std::thread::Result<Outcome>, call: &StatelessCall, on_panic: PanicAnswer) {
+fn finish(task: &mut TaskRecord, outcome: std::thread::Result<Outcome>, flavor: &Flavor, on_panic: PanicAnswer) {
     let outcome = match outcome {
-        Ok(outcome) => call.finish_task(outcome),
+        Ok(outcome) => flavor.finish(outcome),
         Err(panic) => {
             let message = super::panic_message(&*panic);
             let tool = match on_panic {
@@ -199,8 +261,8 @@ pub(super) fn route(
         run: Handler::waiting(move |_| async move {
             let tasks = &tasks_of.tasks;
             match method {
-                crate::protocol::Method::TasksGet => get(tasks, params).await,
-                crate::protocol::Method::TasksUpdate => update(tasks, params).await,
+                Method::TasksGet => get(tasks, params).await,
+                Method::TasksUpdate => update(tasks, params).await,
                 _ => cancel(tasks, params).await,
             }
         }),
@@ -233,11 +295,10 @@ async fn find(tasks: &Tasks, id: &str) -> Result<(StoredTask, Arc<dyn TaskStore>
     }
 }
 
-async fn get(tasks: &Tasks, params: Option<Value>) -> Outcome {
-    let params = parse(params)?;
-    let (mut stored, store) = find(tasks, &params.task_id).await?;
-    // A task whose replica died would say `working` for ever: its lease (the replica's
-    // heartbeat) tells.
+/// The task `id` as it stands: a task whose replica died would say `working` for ever, so its
+/// lease (the replica's heartbeat) is checked, and such a task is failed here.
+async fn current(tasks: &Tasks, id: &str) -> Result<(StoredTask, Arc<dyn TaskStore>), ErrorObject> {
+    let (mut stored, store) = find(tasks, id).await?;
     if !stored.task.status.is_terminal() && stored.owner != store.tag() && !store.is_alive(stored.owner).await {
         stored.task.set(Status::Failed, Some("The server replica running this task stopped".into()));
         let error =
@@ -245,6 +306,12 @@ async fn get(tasks: &Tasks, params: Option<Value>) -> Outcome {
         stored.task.error = serde_json::to_value(&error).ok();
         let _ = store.put(&stored, tasks.ttl).await;
     }
+    Ok((stored, store))
+}
+
+async fn get(tasks: &Tasks, params: Option<Value>) -> Outcome {
+    let params = parse(params)?;
+    let (stored, _) = current(tasks, &params.task_id).await?;
     router::to_raw(&stored.task)
 }
 
@@ -254,7 +321,7 @@ async fn update(tasks: &Tasks, params: Option<Value>) -> Outcome {
         Some(Value::Object(responses)) => responses,
         _ => return Err(ErrorObject::invalid_params("Invalid params: `inputResponses` must be an object")),
     };
-    let (stored, store) = find(tasks, &params.task_id).await?;
+    let (stored, store) = current(tasks, &params.task_id).await?;
     if !stored.task.status.is_terminal() {
         deliver(tasks, &*store, &stored, Signal::Input(responses)).await?;
     }
@@ -263,11 +330,150 @@ async fn update(tasks: &Tasks, params: Option<Value>) -> Outcome {
 
 async fn cancel(tasks: &Tasks, params: Option<Value>) -> Outcome {
     let params = parse(params)?;
-    let (stored, store) = find(tasks, &params.task_id).await?;
+    let (stored, store) = current(tasks, &params.task_id).await?;
     if !stored.task.status.is_terminal() {
         deliver(tasks, &*store, &stored, Signal::Cancel).await?;
     }
     router::to_raw(&json!({}))
+}
+
+/// `tasks/get`, `tasks/cancel` or `tasks/result` in a 2025-11-25 session.
+pub(super) fn session_route(
+    core: Arc<crate::core::ServerCore>,
+    method: Method,
+    params: Option<Value>,
+) -> Route<'static> {
+    Route::Spawn(Task {
+        meta: None,
+        on_panic: PanicAnswer::InternalError,
+        run: Handler::waiting(move |_| async move {
+            let tasks = &core.tasks;
+            let params = parse(params)?;
+            let (mut stored, store) = current(tasks, &params.task_id).await?;
+            match method {
+                Method::TasksGet => router::to_raw(&session_wire(&stored.task)),
+                Method::TasksCancel => {
+                    if stored.task.status.is_terminal() {
+                        let status = serde_json::to_value(stored.task.status).unwrap_or_default();
+                        return Err(ErrorObject::invalid_params(format!(
+                            "Cannot cancel task: it is already {}",
+                            status.as_str().unwrap_or("over")
+                        )));
+                    }
+                    deliver(tasks, &*store, &stored, Signal::Cancel).await?;
+                    stored.task.set(Status::Cancelled, Some("Cancelled by the client".into()));
+                    router::to_raw(&session_wire(&stored.task))
+                }
+                _ => result(tasks, stored).await,
+            }
+        }),
+    })
+}
+
+/// `tasks/result`: waits for the task's end, then its result (with the related-task `_meta`)
+/// or the JSON-RPC error it failed with.
+async fn result(tasks: &Tasks, mut stored: StoredTask) -> Outcome {
+    let pause = tasks.poll_interval.min(std::time::Duration::from_millis(100));
+    while !stored.task.status.is_terminal() {
+        tokio::time::sleep(pause).await;
+        stored = current(tasks, &stored.task.task_id).await?.0;
+    }
+    let task = stored.task;
+    match (task.status, task.result, task.error) {
+        (Status::Completed, Some(mut result), _) => {
+            if let Some(result) = result.as_object_mut() {
+                let meta = result.entry("_meta").or_insert_with(|| json!({}));
+                meta["io.modelcontextprotocol/related-task"] = json!({ "taskId": task.task_id });
+            }
+            router::to_raw(&result)
+        }
+        (Status::Failed, _, Some(error)) => Err(serde_json::from_value(error)
+            .unwrap_or_else(|_| ErrorObject::new(code::INTERNAL_ERROR, "Internal error: the task failed"))),
+        _ => Err(ErrorObject::new(
+            code::INTERNAL_ERROR,
+            format!("The task ended without a result: {}", task.status_message.unwrap_or_default()),
+        )),
+    }
+}
+
+impl Connection {
+    /// A 2025-11-25 `tools/call`: `None` unless tasks decide it (the request asks for a task,
+    /// or the tool runs only as one). A tool that never runs as a task refuses the `task`
+    /// param, and one that only does refuses a call without it (-32601, as the spec says).
+    pub(super) fn session_tool_call(&self, request: &Request<'_>, sink: &Sink) -> Option<Received> {
+        let version = self.session.protocol_version()?;
+        if version < crate::protocol::ProtocolVersion::V2025_11_25 {
+            return None; // no tasks before 2025-11-25: a `task` param means nothing
+        }
+        let registry = self.core.catalog.snapshot();
+        let tool = registry.tools.get(request.target.as_deref()?)?;
+        let answer = |error| Some(Received::Answer(encode_answer(&request.id, Err(error))));
+        #[derive(Deserialize)]
+        struct Asked {
+            #[serde(default)]
+            task: Option<Value>,
+        }
+        let asked = match request.params.map(|raw| serde_json::from_str::<Asked>(raw.get())) {
+            None => None,
+            Some(Ok(asked)) => asked.task,
+            Some(Err(_)) => return None, // the router reports a malformed call
+        };
+        let ttl = match &asked {
+            None => None,
+            Some(Value::Object(task)) => Some(task.get("ttl").and_then(Value::as_u64)),
+            Some(_) => return answer(ErrorObject::invalid_params("Invalid params: `task` must be an object")),
+        };
+        match (tool.task, ttl) {
+            (TaskSupport::Forbidden, Some(_)) => answer(ErrorObject::new(
+                code::METHOD_NOT_FOUND,
+                format!("Method not found: tool `{}` does not run as a task; call it without `task`", tool.name),
+            )),
+            (TaskSupport::Required, None) => answer(ErrorObject::new(
+                code::METHOD_NOT_FOUND,
+                format!("Method not found: tool `{}` runs only as a task; add `task` to the call's params", tool.name),
+            )),
+            (_, None) => None,
+            (_, Some(ttl)) => Some(self.start_session_task(request, &registry, ttl, sink)),
+        }
+    }
+
+    /// Starts the task a 2025-11-25 call asked for: the handler's requests to the client go out
+    /// on the session (the call's own stream ends with the task's handle), naming the task.
+    fn start_session_task(
+        &self,
+        request: &Request<'_>,
+        registry: &Arc<crate::registry::Registry>,
+        ttl: Option<u64>,
+        sink: &Sink,
+    ) -> Received {
+        let task = match router::route(registry, &self.session, self.session.protocol_version(), request) {
+            Route::Spawn(task) => task,
+            Route::Reply(reply) => return Received::Answer(encode_answer(&request.id, reply)),
+        };
+        let tasks = &self.core.tasks;
+        // The client may ask for a shorter life than the server's, not a longer one.
+        let ttl = match (ttl.map(std::time::Duration::from_millis), tasks.ttl) {
+            (Some(asked), Some(most)) => Some(asked.min(most)),
+            (asked, most) => asked.or(most),
+        };
+        let link = Arc::new(TaskLink { id: Tasks::new_id(), waiting: Default::default() });
+        let id = request.id.clone();
+        let ctx = Context::new(id.clone(), task.meta, Arc::clone(&self.session), &self.session.unsolicited, None)
+            .for_task(Arc::clone(&link));
+        if let Err(refusal) = self.session.begin(&id, &ctx.in_flight()) {
+            return super::refused(&id, refusal, self.core.settings.max_requests_in_flight);
+        }
+        let handler = match in_scope(&ctx, || task.run.start(&ctx)) {
+            Ok(handler) => handler,
+            Err(panic) => {
+                self.session.finish(&id);
+                let reply = super::panicked(&*panic, task.on_panic);
+                return Received::Answer(encode_answer(&id, reply.map(Reply::Serialized)));
+            }
+        };
+        let task_id = link.id.clone();
+        self.start_task(id, task_id, ctx, handler, Flavor::Session(link), ttl, sink, task.on_panic)
+    }
 }
 
 /// Hands a signal to the task's runner: here, or on the replica that runs it.

@@ -22,10 +22,13 @@ pub(crate) enum Method {
     Shutdown,
     Discover,
     SubscriptionsListen,
-    /// The tasks extension (`io.modelcontextprotocol/tasks`), 2026-07-28 only.
+    /// Tasks: the 2025-11-25 experimental ones (get, cancel, result) and the tasks extension
+    /// of 2026-07-28 (get, update, cancel).
     TasksGet,
     TasksUpdate,
     TasksCancel,
+    /// 2025-11-25 tasks only: the result, once the task ends.
+    TasksResult,
 }
 
 /// The member of a request's params that names what it acts on: the tool whose scopes a
@@ -65,7 +68,7 @@ const SESSION: (bool, bool) = (true, false);
 const STATELESS: (bool, bool) = (false, true);
 
 /// In the order of [`Method`]'s variants (checked by a test), the most frequent first.
-const TABLE: [Entry; 19] = [
+const TABLE: [Entry; 20] = [
     entry(Method::ToolsCall, "tools/call", BOTH, false, Target::Name),
     entry(Method::ToolsList, "tools/list", BOTH, true, Target::None),
     entry(Method::ResourcesRead, "resources/read", BOTH, true, Target::Uri),
@@ -82,9 +85,10 @@ const TABLE: [Entry; 19] = [
     entry(Method::Shutdown, "shutdown", SESSION, false, Target::None),
     entry(Method::Discover, "server/discover", STATELESS, true, Target::None),
     entry(Method::SubscriptionsListen, "subscriptions/listen", STATELESS, false, Target::None),
-    entry(Method::TasksGet, "tasks/get", STATELESS, false, Target::TaskId),
+    entry(Method::TasksGet, "tasks/get", BOTH, false, Target::TaskId),
     entry(Method::TasksUpdate, "tasks/update", STATELESS, false, Target::TaskId),
-    entry(Method::TasksCancel, "tasks/cancel", STATELESS, false, Target::TaskId),
+    entry(Method::TasksCancel, "tasks/cancel", BOTH, false, Target::TaskId),
+    entry(Method::TasksResult, "tasks/result", SESSION, false, Target::TaskId),
 ];
 
 impl Method {

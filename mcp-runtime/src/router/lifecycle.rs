@@ -8,6 +8,7 @@ use crate::protocol::{InitializeParams, InitializeResult, ProtocolVersion};
 use crate::registry::Registry;
 use crate::session::budget::{OverBudget, members_bytes};
 use crate::session::{ClientState, Session};
+use crate::tool::TaskSupport;
 use serde::Deserialize;
 use serde_json::json;
 use serde_json::value::RawValue;
@@ -43,9 +44,16 @@ pub(crate) fn initialize(
         session.budget.release(bytes);
         return Err(already_initialized());
     }
+    let registry = server.catalog.snapshot();
+    let mut capabilities = capabilities(&registry);
+    // 2025-11-25's experimental tasks, for tools that run as tasks.
+    if version >= ProtocolVersion::V2025_11_25 && registry.tools.items().any(|tool| tool.task != TaskSupport::Forbidden)
+    {
+        capabilities["tasks"] = json!({ "cancel": {}, "requests": { "tools": { "call": {} } } });
+    }
     let result = InitializeResult {
         protocol_version: version.as_str(),
-        capabilities: &capabilities(&server.catalog.snapshot()),
+        capabilities: &capabilities,
         server_info: &server.settings.info,
         instructions: server.settings.instructions.as_deref(),
     };

@@ -212,6 +212,7 @@ pub(crate) fn route<'a>(
         | Method::SubscriptionsListen
         | Method::TasksGet
         | Method::TasksUpdate
-        | Method::TasksCancel => Reply::method_not_found(&request.name).into(),
+        | Method::TasksCancel
+        | Method::TasksResult => Reply::method_not_found(&request.name).into(),
     }
 }

@@ -103,7 +103,15 @@ impl ToolDescriptor {
             annotations: ToolAnnotations,
             #[serde(skip_serializing_if = "<[_]>::is_empty")]
             icons: &'a [Icon],
+            /// 2025-11-25's `execution.taskSupport` (left out when forbidden, the default).
+            #[serde(skip_serializing_if = "Option::is_none")]
+            execution: Option<Value>,
         }
+        let task_support = match self.task {
+            TaskSupport::Forbidden => None,
+            TaskSupport::Optional => Some("optional"),
+            TaskSupport::Required => Some("required"),
+        };
         Wire {
             name: self.name,
             title: self.title,
@@ -112,6 +120,7 @@ impl ToolDescriptor {
             output_schema: (self.output_schema)(),
             annotations: self.annotations,
             icons: self.icons,
+            execution: task_support.map(|support| serde_json::json!({ "taskSupport": support })),
         }
     }
 }
