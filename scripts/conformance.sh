@@ -132,7 +132,8 @@ for revision in 2025-11-25 2026-07-28; do
     [[ -n "$scored" ]] || { echo "could not list the scenarios $revision scores" >&2; exit 1; }
     run "$revision" "$scored" --requirements "$revision"
 done
-for scenario in server-session-lifecycle json-schema-2020-12 server-sse-polling http-header-validation; do
+for scenario in server-session-lifecycle json-schema-2020-12 server-sse-polling http-header-validation \
+    http-custom-header-server-validation; do
     run "$scenario" "$scenario" --scenario "$scenario"
 done
 

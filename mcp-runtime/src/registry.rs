@@ -207,6 +207,10 @@ pub(crate) struct Registry {
     pub prompts: Listing<PromptDescriptor>,
     /// The most items per list page.
     pub page_size: usize,
+    /// Whether any tool mirrors arguments in `Mcp-Param-*` headers: if none does, HTTP checks
+    /// no call's headers and looks up no tool for it.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub has_param_headers: bool,
 }
 
 impl Registry {
@@ -293,6 +297,7 @@ impl Catalog {
             match_order: Vec::new(),
             prompts: Listing::build(Vec::new(), "prompts", "prompt", page_size)?,
             page_size,
+            has_param_headers: false,
         };
         let registry = apply(&empty, Edit { add: definitions, ..Edit::default() }, page_size)?;
         Ok(Self {
@@ -368,12 +373,15 @@ fn apply(base: &Registry, edit: Edit<'_>, page_size: usize) -> Result<Registry, 
         base.templates.with(templates, remove_resources, "resourceTemplates", "resource template", page_size)?;
     let mut match_order: Vec<usize> = (0..templates.len()).collect();
     match_order.sort_by_key(|&i| std::cmp::Reverse(templates.item(i).template.specificity()));
+    let tools = base.tools.with(tools, remove_tools, "tools", "tool", page_size)?;
+    let has_param_headers = tools.items().any(|tool| !tool.param_headers.is_empty());
     Ok(Registry {
-        tools: base.tools.with(tools, remove_tools, "tools", "tool", page_size)?,
+        tools,
         resources: base.resources.with(statics, remove_resources, "resources", "resource", page_size)?,
         templates,
         match_order,
         prompts: base.prompts.with(prompts, remove_prompts, "prompts", "prompt", page_size)?,
         page_size,
+        has_param_headers,
     })
 }

@@ -301,6 +301,27 @@ fn json_schema_2020_12_tool(
 // ---------------------------------------------------------------------------------------------
 // Tools: the 2026-07-28 era (stateless requests, input-required results)
 
+/// Runs a query in a region; `region`, `priority` and `verbose` are mirrored in the
+/// `Mcp-Param-Region`, `Mcp-Param-Priority` and `Mcp-Param-Verbose` HTTP headers (SEP-2243),
+/// which the server checks against the arguments (`http-custom-header-server-validation`).
+#[mcp_tool(read_only)]
+fn test_custom_headers(
+    /// Where to run the query
+    #[mcp(header = "Region")]
+    region: String,
+    /// How urgent it is
+    #[mcp(header = "Priority")]
+    priority: i64,
+    /// Whether to say more
+    #[mcp(header = "Verbose")]
+    verbose: Option<bool>,
+    /// The query (not mirrored)
+    query: String,
+) -> String {
+    let verbose = verbose.unwrap_or(false);
+    format!("Ran `{query}` in {region} at priority {priority} (verbose: {verbose})")
+}
+
 /// Needs the client's sampling capability: without it the call fails with -32021.
 #[mcp_tool]
 async fn test_missing_capability(ctx: Context) -> Result<String, ClientError> {
@@ -646,6 +667,7 @@ fn server() -> Server {
             test_elicitation_sep1034_defaults,
             test_elicitation_sep1330_enums,
             json_schema_2020_12_tool,
+            test_custom_headers,
             test_reconnection,
             test_session_counter,
             greet,

@@ -11,16 +11,19 @@ use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned as _;
 use syn::{Expr, ExprLit, Lit, LitBool, LitFloat, LitInt, LitStr};
 
-/// Options on a parameter: `#[mcp(rename = "...", default = expr, description = "...", inject)]`.
+/// Options on a parameter: `#[mcp(rename = "...", default = expr, description = "...", inject,
+/// header = "...")]`.
 #[derive(Default)]
 pub(crate) struct ParamOptions {
     pub rename: Option<LitStr>,
     pub default: Option<Expr>,
     pub description: Option<LitStr>,
     pub inject: Option<Span>,
+    /// A tool argument mirrored in the `Mcp-Param-{header}` HTTP header (`x-mcp-header`).
+    pub header: Option<LitStr>,
 }
 
-const PARAM_OPTIONS: &str = "rename, default, description, inject";
+const PARAM_OPTIONS: &str = "rename, default, description, inject, header";
 
 impl ParamOptions {
     /// Reads one `#[mcp(...)]` attribute; a parameter may carry several, and an option repeated
@@ -33,6 +36,7 @@ impl ParamOptions {
             match key.as_str() {
                 "rename" => string(&meta, errors, &mut self.rename, "#[mcp(rename = \"userName\")]"),
                 "description" => string(&meta, errors, &mut self.description, "#[mcp(description = \"...\")]"),
+                "header" => string(&meta, errors, &mut self.header, "#[mcp(header = \"Region\")]"),
                 "default" => {
                     let value = value(&meta, errors, "#[mcp(default = 10)]")?;
                     store(&meta, errors, &mut self.default, value);

@@ -63,7 +63,16 @@ fn check_params(handler: &HandlerFn, kind: Kind, errors: &mut Errors) {
     let noun = kind.noun();
     let mut wire_names = HashSet::new();
     for param in &handler.params {
+        if let Some(header) = param.options.header.as_ref().filter(|_| kind != Kind::Tool) {
+            errors.error(
+                header,
+                format!("`header` is for tool arguments, which a client mirrors in `Mcp-Param-...` HTTP headers; a {noun}'s arguments have no such header: remove it"),
+            );
+        }
         if param.role == Role::Injected {
+            if let Some(header) = &param.options.header {
+                errors.error(header, "an injected parameter is not an argument: it takes no `header`");
+            }
             if let Some(rename) = &param.options.rename {
                 errors.error(rename, "an injected parameter is not an argument: it takes no `rename`");
             }

@@ -2,6 +2,7 @@
 //! name (type namespace) implementing `ToolDef` with the descriptor and the call shim.
 
 use super::attr::ToolOptions;
+use super::headers::{self, Mirrored};
 use super::valid::tool_name;
 use crate::handler::expand::option;
 use crate::handler::expand::probe;
@@ -100,6 +101,10 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
         }
         None => quote!(::core::option::Option::None),
     };
+    let param_headers = headers::mirrored(tool, options).into_iter().map(|Mirrored { name, path }| {
+        let header = format!("mcp-param-{}", name.to_ascii_lowercase());
+        quote!(#krate::__private::ParamHeader { name: #name, header: #header, path: &[#(#path),*] })
+    });
     let task = match options.task.as_ref().map(syn::LitStr::value).as_deref() {
         Some("optional") => quote!(#krate::TaskSupport::Optional),
         Some("required") => quote!(#krate::TaskSupport::Required),
@@ -148,6 +153,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
                         confirm: #confirm,
                         hidden: #hidden,
                         scopes: &[#(#scopes),*],
+                        param_headers: &[#(#param_headers),*],
                         timeout: #timeout,
                         task: #task,
                         input_schema: #input_schema,
@@ -190,11 +196,12 @@ fn arguments_struct(tool: &HandlerFn) -> TokenStream {
         let doc = p.docs.as_ref().map(|d| quote!(#[doc = #d]));
         let rename = p.options.rename.as_ref().map(|r| quote!(#[serde(rename = #r)]));
         let description = p.options.description.as_ref().map(|d| quote!(#[schemars(description = #d)]));
+        let header = p.options.header.as_ref().map(|h| quote!(#[schemars(extend("x-mcp-header" = #h))]));
         let default = p.options.default.as_ref().map(|_| {
             let path = default_fn_name(i).to_string();
             quote!(#[serde(default = #path)])
         });
-        quote!(#doc #rename #description #default #ident: #ty)
+        quote!(#doc #rename #description #header #default #ident: #ty)
     });
     quote! {
         #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]

@@ -2,6 +2,7 @@
 
 mod attr;
 mod expand;
+mod headers;
 mod valid;
 
 use crate::diagnostics::{Errors, with_item};

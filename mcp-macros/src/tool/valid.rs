@@ -1,5 +1,5 @@
 //! Checks only tools have: the name's format, a hand-written input schema, scopes, time limits,
-//! `blocking` and `task`.
+//! `blocking`, `task`, and (in `headers.rs`) the arguments mirrored in HTTP headers.
 
 use super::attr::ToolOptions;
 use crate::diagnostics::Errors;
@@ -7,6 +7,7 @@ use crate::handler::HandlerFn;
 
 pub(crate) fn check(tool: &HandlerFn, options: &ToolOptions, errors: &mut Errors) {
     check_name(tool, options, errors);
+    super::headers::check(tool, options, errors);
     if let Some(schema) = &options.input_schema {
         check_input_schema(schema, errors);
     }

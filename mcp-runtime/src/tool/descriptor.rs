@@ -44,6 +44,9 @@ pub struct ToolDescriptor {
     pub hidden: bool,
     /// OAuth scopes a caller must hold to see and call the tool (HTTP with feature `auth`).
     pub scopes: &'static [&'static str],
+    /// The arguments a client mirrors in `Mcp-Param-{Name}` HTTP headers (`x-mcp-header`),
+    /// which the HTTP transport checks against the body; empty for most tools.
+    pub param_headers: &'static [ParamHeader],
     /// How long one call may run (`#[mcp_tool(timeout_ms = ...)]`); `None` uses the server's
     /// [`tool_timeout`](crate::Server::tool_timeout), if any.
     pub timeout: Option<std::time::Duration>,
@@ -60,6 +63,18 @@ pub struct ToolDescriptor {
     pub call: fn(Option<&RawValue>, &Context) -> ToolCall,
     /// The server states its parameters need, checked when the server is built.
     pub required_state: Vec<crate::required_state::RequiredState>,
+}
+
+/// A tool argument mirrored in an HTTP header: `#[mcp(header = "Region")]` on a parameter, or
+/// `"x-mcp-header": "Region"` in a hand-written input schema.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamHeader {
+    /// The `x-mcp-header` value, as declared: `Region`.
+    pub name: &'static str,
+    /// The header's full name in lower case: `mcp-param-region`.
+    pub header: &'static str,
+    /// The chain of `properties` keys from the arguments to the value: `["region"]`.
+    pub path: &'static [&'static str],
 }
 
 /// A call started by [`ToolDescriptor::call`].

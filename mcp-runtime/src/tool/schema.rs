@@ -44,11 +44,28 @@ fn drop_injected(schema: &mut serde_json::Map<String, serde_json::Value>) {
     }
 }
 
+/// Gives each property mirrored in a header (`x-mcp-header`) a single type: an `Option<T>`
+/// argument's schema says `"type": ["string", "null"]`, which clients refuse on a mirrored
+/// property (the spec allows string, integer and boolean). Not sending the argument, or
+/// sending `null`, still means no header.
+fn single_header_types(schema: &mut Map<String, Value>) {
+    let Some(Value::Object(properties)) = schema.get_mut("properties") else { return };
+    for property in properties.values_mut() {
+        let Some(property) = property.as_object_mut().filter(|p| p.contains_key("x-mcp-header")) else { continue };
+        let Some(Value::Array(types)) = property.get("type") else { continue };
+        let mut non_null = types.iter().filter(|t| t.as_str() != Some("null"));
+        if let (Some(only), None) = (non_null.next().cloned(), non_null.next()) {
+            property.insert("type".into(), only);
+        }
+    }
+}
+
 /// The input schema of a tool whose arguments deserialize into `T` (a generated struct).
 /// Injected parameters' fields are left out.
 pub fn input_schema_for<T: JsonSchema>() -> Map<String, Value> {
     let mut map = root_schema_for::<T>();
     drop_injected(&mut map);
+    single_header_types(&mut map);
     map.entry("properties").or_insert_with(|| Value::Object(Map::new()));
     map
 }

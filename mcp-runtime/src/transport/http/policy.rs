@@ -1,16 +1,16 @@
 //! What is decided about a `POST`ed message before the engine runs it, on the one decoded
 //! [`Message`] the engine then runs: whether the caller's token holds the scopes of the tool
-//! the request will actually call, whether a 2026-07-28 request's headers mirror its body, and
-//! which era serves it.
+//! the request will actually call, whether a 2026-07-28 request's headers mirror its body
+//! (`Mcp-Param-*` ones in `mirrored.rs`), and which era serves it.
 
 use super::body::{self, Answer};
 use super::headers::{PROTOCOL_VERSION, SESSION_ID, header};
+use super::mirrored::{self, decode_sentinel};
 use super::service::Inner;
 use crate::engine::encode_rejected;
 use crate::jsonrpc::{ErrorObject, Rejected};
 use crate::message::{Message, Request};
 use crate::protocol::{Method, Target, meta_key};
-use base64::Engine as _;
 use hyper::StatusCode;
 use hyper::header::{HeaderMap, HeaderName};
 use serde_json::Value;
@@ -46,7 +46,10 @@ impl Inner {
         // The header decides for a 2026-07-28 client; without a session, the body may say so.
         let stateless = stateless_client || (!has_session && request.is_some_and(Request::is_stateless));
         if stateless {
-            if let Some(mismatch) = request.and_then(|request| header_mismatch(headers, request)) {
+            let mismatch = request.and_then(|request| {
+                header_mismatch(headers, request).or_else(|| self.param_mismatch(headers, request))
+            });
+            if let Some(mismatch) = mismatch {
                 let rejected =
                     Rejected { id: request.map(|r| r.id.clone()), error: ErrorObject::new(-32020, mismatch) };
                 return Route::Refused(body::json(StatusCode::BAD_REQUEST, encode_rejected(&rejected).bytes));
@@ -57,6 +60,19 @@ impl Inner {
             Some(request) if request.method == Some(Method::Initialize) && !has_session => Route::Initialize,
             request => Route::Session { is_request: request.is_some() },
         }
+    }
+
+    /// `Some(message)` when a `tools/call`'s `Mcp-Param-*` headers do not mirror its arguments.
+    /// The tool is looked up only when some tool of the catalog mirrors arguments, and the
+    /// arguments parsed only when this one does.
+    fn param_mismatch(&self, headers: &HeaderMap, request: &Request<'_>) -> Option<String> {
+        let (Some(Method::ToolsCall), Some(name)) = (request.method, request.target.as_deref()) else { return None };
+        let registry = self.core.catalog.snapshot();
+        if !registry.has_param_headers {
+            return None;
+        }
+        let tool = registry.tools.get(name).filter(|tool| !tool.param_headers.is_empty())?;
+        mirrored::param_mismatch(headers, tool.param_headers, request.arguments)
     }
 
     /// `403 insufficient_scope` for a `tools/call` of a tool whose scopes the caller lacks. The
@@ -112,28 +128,5 @@ fn header_mismatch(headers: &HeaderMap, request: &Request<'_>) -> Option<String>
             )),
             None => Some(format!("Header mismatch: Mcp-Name header value '{value}' is not valid Base64")),
         },
-    }
-}
-
-/// A header value, decoding the `=?base64?...?=` sentinel form; `None` when it is malformed.
-fn decode_sentinel(value: &str) -> Option<String> {
-    match value.strip_prefix("=?base64?").and_then(|rest| rest.strip_suffix("?=")) {
-        Some(encoded) => {
-            let bytes = base64::engine::general_purpose::STANDARD.decode(encoded).ok()?;
-            String::from_utf8(bytes).ok()
-        }
-        None => Some(value.to_owned()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sentinel_values_are_decoded() {
-        assert_eq!(decode_sentinel("get_weather"), Some("get_weather".into()));
-        assert_eq!(decode_sentinel("=?base64?SGVsbG8sIOS4lueVjA==?="), Some("Hello, 世界".into()));
-        assert_eq!(decode_sentinel("=?base64?!!!?="), None);
     }
 }
