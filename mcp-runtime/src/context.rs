@@ -37,8 +37,10 @@ struct Inner {
     sink: Option<Sink>,
     /// For a stateless (2026-07-28) request: its client view and input round.
     stateless: Option<Arc<Stateless>>,
-    /// For a 2025-11-25 task: its id and how many requests to the client it waits on.
+    /// For a call that is (or may become) a task: what its runner shares with it.
     task: Option<Arc<TaskLink>>,
+    /// The request's span and duration metric (`telemetry.rs`).
+    trace: crate::telemetry::Trace,
     /// The verified caller (HTTP with authorization).
     #[cfg(feature = "auth")]
     auth: Option<Arc<crate::auth::AuthInfo>>,
@@ -121,6 +123,7 @@ impl Context {
                 sink,
                 stateless,
                 task: None,
+                trace: crate::telemetry::Trace::none(),
                 // Created while the transport handles the request: its caller is current.
                 #[cfg(feature = "auth")]
                 auth: crate::auth::current_caller(),
@@ -142,6 +145,24 @@ impl Context {
             inner.task = Some(link);
         }
         self
+    }
+
+    /// This context, traced by `trace` (set right after [`Context::new`]).
+    pub(crate) fn with_trace(mut self, trace: crate::telemetry::Trace) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.trace = trace;
+        }
+        self
+    }
+
+    /// The request's span, current while its handler runs.
+    pub(crate) fn trace_span(&self) -> &tracing::Span {
+        self.inner.trace.span()
+    }
+
+    /// Ends the request's trace with its answer.
+    pub(crate) fn finish_trace(&self, answer: &crate::session::outgoing::Outgoing) {
+        self.inner.trace.finish(answer);
     }
 
     pub(crate) fn task(&self) -> Option<&TaskLink> {

@@ -50,6 +50,7 @@ mod settings;
 mod state;
 mod store;
 mod tasks;
+mod telemetry;
 pub mod testing;
 mod text_value;
 mod tool;

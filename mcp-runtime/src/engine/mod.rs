@@ -22,6 +22,7 @@ use crate::registry::Change;
 use crate::router::{self, PanicAnswer, Reply, Route, Task};
 use crate::session::outgoing::{self, Kind, Outgoing, Sink};
 use crate::session::{Refusal, Session};
+use crate::telemetry::Trace;
 use first_poll::FirstPolls;
 use serde::Deserialize;
 use serde_json::json;
@@ -114,6 +115,12 @@ impl Connection {
         Self { core: server, session, announcer: None, stateless_only: true, serial: None }
     }
 
+    /// Says which transport carries the session, for traces: its id there (HTTP's session id)
+    /// and its kind (`pipe`, `tcp`).
+    pub fn set_transport(&self, id: Option<String>, kind: &'static str) {
+        self.session.set_transport(id, kind);
+    }
+
     /// The session's byte budget, for what the transport keeps for the client (HTTP's replay
     /// buffers).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
@@ -171,10 +178,26 @@ impl Connection {
         }
     }
 
+    /// A request, traced: its span is current while it is routed and first polled, and a
+    /// handler that goes on takes the trace with it (`run_handler`), to end it with its answer.
     fn on_request(&self, request: Request<'_>, sink: &Sink) -> Received {
-        if self.stateless_only || request.is_stateless() {
-            return self.on_stateless_request(request, sink);
+        let stateless = self.stateless_only || request.is_stateless();
+        let mut trace = Some(Trace::start(&request, &self.session, stateless));
+        let span = trace.as_ref().map(|trace| trace.span().clone()).unwrap_or_else(tracing::Span::none);
+        let received = span.in_scope(|| {
+            if stateless {
+                self.on_stateless_request(request, sink, &mut trace)
+            } else {
+                self.on_session_request(request, sink, &mut trace)
+            }
+        });
+        if let (Some(trace), Received::Answer(answer)) = (&trace, &received) {
+            trace.finish(answer);
         }
+        received
+    }
+
+    fn on_session_request(&self, request: Request<'_>, sink: &Sink, trace: &mut Option<Trace>) -> Received {
         let session = &self.session;
         let reply = match request.method.filter(|method| method.in_session()) {
             Some(Method::Initialize) => router::initialize(&self.core, session, request.params),
@@ -188,15 +211,17 @@ impl Connection {
                 let params = request.params.and_then(|raw| serde_json::from_str(raw.get()).ok());
                 match tasks::session_route(Arc::clone(&self.core), method, params) {
                     Route::Reply(reply) => return Received::Answer(encode_answer(&request.id, reply)),
-                    Route::Spawn(task) => return self.run_handler(request.id, task, sink, None),
+                    Route::Spawn(task) => return self.run_handler(request.id, task, sink, None, trace.take()),
                 }
             }
-            Some(Method::ToolsCall) if let Some(received) = self.session_tool_call(&request, sink) => return received,
+            Some(Method::ToolsCall) if let Some(received) = self.session_tool_call(&request, sink, trace) => {
+                return received;
+            }
             Some(_) => {
                 let registry = self.core.catalog.snapshot();
                 match router::route(&registry, session, session.protocol_version(), &request) {
                     Route::Reply(reply) => return Received::Answer(encode_answer(&request.id, reply)),
-                    Route::Spawn(task) => return self.run_handler(request.id, task, sink, None),
+                    Route::Spawn(task) => return self.run_handler(request.id, task, sink, None, trace.take()),
                 }
             }
         };
@@ -217,9 +242,11 @@ impl Connection {
         task: Task,
         sink: &Sink,
         mut call: Option<stateless::StatelessCall>,
+        trace: Option<Trace>,
     ) -> Received {
         let state = call.as_ref().map(stateless::StatelessCall::context_state);
-        let mut ctx = Context::new(id.clone(), task.meta, Arc::clone(&self.session), sink, state);
+        let mut ctx = Context::new(id.clone(), task.meta, Arc::clone(&self.session), sink, state)
+            .with_trace(trace.unwrap_or_else(Trace::none));
         // A call that may become a task reports its progress to the task from the start.
         let task_link = call
             .as_ref()
@@ -269,7 +296,9 @@ impl Connection {
             if registered && !self.session.finish(&id) {
                 return Received::Nothing;
             }
-            return Received::Answer(encode_answer(&id, reply.map(Reply::Serialized)));
+            let answer = encode_answer(&id, reply.map(Reply::Serialized));
+            ctx.finish_trace(&answer);
+            return Received::Answer(answer);
         }
         // (On a serial connection only its own thread registers requests, and it checked that
         // this one would be admitted, so this cannot fail.)
@@ -306,6 +335,7 @@ impl Connection {
             // so shutdown never stops the writer ahead of it (such an answer used to be lost
             // at stdin EOF now and then; see bench/NOTES.md).
             let answer = encode_answer(&id, reply.map(Reply::Serialized));
+            ctx.finish_trace(&answer);
             match sink.reserve().await {
                 Ok(permit) => {
                     session.finish_then(&id, || permit.send(answer));
@@ -386,7 +416,7 @@ fn settle(ctx: &Context, polled: std::thread::Result<Poll<router::Outcome>>) -> 
 
 /// Runs user code with its request's context set, a panic caught.
 fn in_scope<T>(ctx: &Context, user_code: impl FnOnce() -> T) -> std::thread::Result<T> {
-    CURRENT.set(ctx, || std::panic::catch_unwind(AssertUnwindSafe(user_code)))
+    ctx.trace_span().in_scope(|| CURRENT.set(ctx, || std::panic::catch_unwind(AssertUnwindSafe(user_code))))
 }
 
 /// A request's answer, marked with what it says for the transport.

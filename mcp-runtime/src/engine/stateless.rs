@@ -51,7 +51,12 @@ pub(super) struct StatelessCall {
 }
 
 impl Connection {
-    pub(super) fn on_stateless_request(&self, request: Request<'_>, sink: &Sink) -> Received {
+    pub(super) fn on_stateless_request(
+        &self,
+        request: Request<'_>,
+        sink: &Sink,
+        trace: &mut Option<crate::telemetry::Trace>,
+    ) -> Received {
         let id = request.id.clone();
         let answer = |reply| Received::Answer(encode_answer(&id, reply));
         let Some(method) = request.method.filter(|method| method.is_stateless()) else {
@@ -114,7 +119,7 @@ impl Connection {
                     reply.and_then(|reply| router::to_raw(&reply)).and_then(|raw| call.complete(Ok(raw), settings));
                 answer(reply.map(Reply::Serialized))
             }
-            Route::Spawn(task) => self.run_handler(id, task, sink, Some(call)),
+            Route::Spawn(task) => self.run_handler(id, task, sink, Some(call), trace.take()),
         }
     }
 }

@@ -432,7 +432,12 @@ impl Connection {
     /// A 2025-11-25 `tools/call`: `None` unless tasks decide it (the request asks for a task,
     /// or the tool runs only as one). A tool that never runs as a task refuses the `task`
     /// param, and one that only does refuses a call without it (-32601, as the spec says).
-    pub(super) fn session_tool_call(&self, request: &Request<'_>, sink: &Sink) -> Option<Received> {
+    pub(super) fn session_tool_call(
+        &self,
+        request: &Request<'_>,
+        sink: &Sink,
+        trace: &mut Option<crate::telemetry::Trace>,
+    ) -> Option<Received> {
         let version = self.session.protocol_version()?;
         if version < crate::protocol::ProtocolVersion::V2025_11_25 {
             return None; // no tasks before 2025-11-25: a `task` param means nothing
@@ -465,7 +470,7 @@ impl Connection {
                 format!("Method not found: tool `{}` runs only as a task; add `task` to the call's params", tool.name),
             )),
             (_, None) => None,
-            (_, Some(ttl)) => Some(self.start_session_task(request, &registry, ttl, sink)),
+            (_, Some(ttl)) => Some(self.start_session_task(request, &registry, ttl, sink, trace.take())),
         }
     }
 
@@ -477,6 +482,7 @@ impl Connection {
         registry: &Arc<crate::registry::Registry>,
         ttl: Option<u64>,
         sink: &Sink,
+        trace: Option<crate::telemetry::Trace>,
     ) -> Received {
         let task = match router::route(registry, &self.session, self.session.protocol_version(), request) {
             Route::Spawn(task) => task,
@@ -491,7 +497,8 @@ impl Connection {
         let link = Arc::new(TaskLink::new(Tasks::new_id()));
         let id = request.id.clone();
         let ctx = Context::new(id.clone(), task.meta, Arc::clone(&self.session), &self.session.unsolicited, None)
-            .for_task(Arc::clone(&link));
+            .for_task(Arc::clone(&link))
+            .with_trace(trace.unwrap_or_else(crate::telemetry::Trace::none));
         if let Err(refusal) = self.session.begin(&id, &ctx.in_flight()) {
             return super::refused(&id, refusal, self.core.settings.max_requests_in_flight);
         }

@@ -14,7 +14,26 @@ use tracing_subscriber::util::SubscriberInitExt as _;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ClientLogLayer;
 
+/// The runtime's own telemetry (request spans, the duration metric's events): for tracing and
+/// metrics layers, never for the client's log.
+fn is_telemetry(metadata: &tracing::Metadata<'_>) -> bool {
+    matches!(metadata.target(), "mcp_runtime::request" | "mcp_runtime::metrics")
+}
+
 impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for ClientLogLayer {
+    // Events only: spans cost this layer nothing, so a server that logs pays no span per request.
+    fn register_callsite(&self, metadata: &'static tracing::Metadata<'static>) -> tracing::subscriber::Interest {
+        if metadata.is_span() || is_telemetry(metadata) {
+            tracing::subscriber::Interest::never()
+        } else {
+            tracing::subscriber::Interest::always()
+        }
+    }
+
+    fn enabled(&self, metadata: &tracing::Metadata<'_>, _: LayerContext<'_, S>) -> bool {
+        !metadata.is_span() && !is_telemetry(metadata)
+    }
+
     fn on_event(&self, event: &tracing::Event<'_>, _: LayerContext<'_, S>) {
         let level = level_of(event.metadata().level());
         if !CURRENT.is_set() {
@@ -65,7 +84,10 @@ pub fn init() {
     let filter = std::env::var("RUST_LOG")
         .ok()
         .and_then(|spec| spec.parse::<tracing_subscriber::filter::Targets>().ok())
-        .unwrap_or_else(|| tracing_subscriber::filter::Targets::new().with_default(tracing::Level::INFO));
+        .unwrap_or_else(|| tracing_subscriber::filter::Targets::new().with_default(tracing::Level::INFO))
+        // The runtime's telemetry is for tracing and metrics layers, not the log.
+        .with_target("mcp_runtime::request", tracing_subscriber::filter::LevelFilter::OFF)
+        .with_target("mcp_runtime::metrics", tracing_subscriber::filter::LevelFilter::OFF);
     let stderr = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(false).with_filter(filter);
     let _ = tracing_subscriber::registry().with(stderr).with(ClientLogLayer).try_init();
 }

@@ -62,6 +62,9 @@ pub(crate) struct Session {
     /// Resource URIs the client subscribed to.
     subscriptions: Mutex<HashSet<String>>,
     stream_closer: OnceLock<StreamCloser>,
+    /// The transport's id of the session (HTTP's `Mcp-Session-Id`) and its kind (`pipe`,
+    /// `tcp`), for traces.
+    transport: OnceLock<(Option<String>, &'static str)>,
     /// Bumped by every change to what a session store keeps of the session (the handshake,
     /// the log level, subscriptions), so a transport that stores it knows when to save.
     revision: AtomicU64,
@@ -95,7 +98,21 @@ impl Session {
             subscriptions: Mutex::default(),
             stream_closer: OnceLock::new(),
             revision: AtomicU64::new(0),
+            transport: OnceLock::new(),
         }
+    }
+
+    /// Says which transport carries the session (once; for traces).
+    pub fn set_transport(&self, id: Option<String>, kind: &'static str) {
+        let _ = self.transport.set((id, kind));
+    }
+
+    pub fn transport_id(&self) -> Option<&str> {
+        self.transport.get().and_then(|(id, _)| id.as_deref())
+    }
+
+    pub fn transport_kind(&self) -> Option<&'static str> {
+        self.transport.get().map(|(_, kind)| *kind)
     }
 
     /// See `revision`.

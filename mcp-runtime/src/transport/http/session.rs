@@ -108,6 +108,7 @@ impl HttpSession {
     pub fn new(id: String, core: Arc<ServerCore>, settings: StreamSettings) -> Arc<Self> {
         let (unsolicited, mut messages) = mpsc::channel::<Outgoing>(SINK_QUEUE);
         let connection = Connection::new(core, unsolicited);
+        connection.set_transport(Some(id.clone()), "tcp");
         let budget = Arc::clone(connection.budget());
         let standalone = Arc::new(EventStream::new(STANDALONE, settings.clone(), Arc::clone(&budget)));
         let table = Table { next_id: STANDALONE + 1, ..Table::default() };
@@ -140,6 +141,7 @@ impl HttpSession {
         let settings = store.settings.clone();
         let (unsolicited, messages) = mpsc::channel::<Outgoing>(SINK_QUEUE);
         let connection = Connection::replicated(core, unsolicited, store.first_request_id());
+        connection.set_transport(Some(id.clone()), "tcp");
         let budget = Arc::clone(connection.budget());
         let standalone = Arc::new(EventStream::new(STANDALONE, settings.clone(), Arc::clone(&budget)));
         let table = Table { next_id: STANDALONE + 1, ..Table::default() };

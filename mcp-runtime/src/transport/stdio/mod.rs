@@ -62,6 +62,7 @@ pub(crate) async fn serve(server: Arc<ServerCore>) -> Result<()> {
     }
     let first_polls = Arc::new(FirstPolls::default());
     let connection = Arc::new(Connection::serial(server, sink.clone(), Arc::clone(&first_polls)));
+    connection.set_transport(None, "pipe");
     let mut input = input;
     answer_initialize(&mut input, &connection, &sink, &outbox);
     // Cancelled when serving ends, by whichever side sees it first.

@@ -1,0 +1,184 @@
+//! Traces and metrics of requests, following the OpenTelemetry semantic conventions for MCP:
+//! one `tracing` span per request (target `mcp_runtime::request`), named `{method} {target}`,
+//! with `mcp.method.name`, `gen_ai.tool.name`/`gen_ai.prompt.name`, `mcp.resource.uri`,
+//! `mcp.session.id`, `jsonrpc.request.id`, `mcp.protocol.version`, `network.transport`, and the
+//! outcome (`error.type`, `rpc.response.status_code`, `otel.status_code`); and, at its end, an
+//! event (target `mcp_runtime::metrics`) carrying `histogram.mcp.server.operation.duration` in
+//! seconds, which `tracing-opentelemetry`'s metrics layer records as the convention's histogram
+//! (its count is the request count).
+//!
+//! With feature `otel`, a span is parented on the W3C `traceparent` (and `tracestate`) the
+//! client sends in the request's `_meta`, so the server's spans join the client's trace.
+//!
+//! Nothing is built when no subscriber listens to these targets: a span is a disabled
+//! `Span::none()` and the clock is not read.
+
+use crate::message::Request;
+use crate::protocol::Method;
+use crate::session::Session;
+use crate::session::outgoing::{Kind, Outgoing};
+use std::time::Instant;
+use tracing::Span;
+use tracing::field::Empty;
+
+/// One request's span, and what its duration metric needs.
+pub(crate) struct Trace {
+    span: Span,
+    metric: Option<Metric>,
+}
+
+struct Metric {
+    started: Instant,
+    method: String,
+    tool: Option<String>,
+}
+
+impl Trace {
+    /// No trace (a handler started by the runtime itself).
+    pub fn none() -> Self {
+        Self { span: Span::none(), metric: None }
+    }
+
+    /// The trace of `request`, on `session` (`transport`: `pipe` or `tcp`).
+    pub fn start(request: &Request<'_>, session: &Session, stateless: bool) -> Self {
+        let method = request.name.as_ref();
+        let span = tracing::info_span!(
+            target: "mcp_runtime::request",
+            "mcp.request",
+            otel.name = Empty,
+            otel.kind = "server",
+            otel.status_code = Empty,
+            mcp.method.name = method,
+            mcp.protocol.version = Empty,
+            mcp.session.id = Empty,
+            mcp.resource.uri = Empty,
+            jsonrpc.request.id = %request.id,
+            gen_ai.operation.name = Empty,
+            gen_ai.tool.name = Empty,
+            gen_ai.prompt.name = Empty,
+            network.transport = Empty,
+            error.type = Empty,
+            rpc.response.status_code = Empty,
+        );
+        let metric = tracing::enabled!(target: "mcp_runtime::metrics", tracing::Level::INFO).then(|| Metric {
+            started: Instant::now(),
+            method: method.to_owned(),
+            tool: request
+                .method
+                .filter(|m| *m == Method::ToolsCall)
+                .and_then(|_| request.target.as_deref().map(str::to_owned)),
+        });
+        if span.is_disabled() {
+            return Self { span, metric };
+        }
+        let target = request.target.as_deref();
+        let name = match (request.method, target) {
+            (Some(Method::ToolsCall), Some(tool)) => {
+                span.record("gen_ai.tool.name", tool);
+                span.record("gen_ai.operation.name", "execute_tool");
+                format!("{method} {tool}")
+            }
+            (Some(Method::PromptsGet), Some(prompt)) => {
+                span.record("gen_ai.prompt.name", prompt);
+                format!("{method} {prompt}")
+            }
+            (Some(Method::ResourcesRead | Method::ResourcesSubscribe | Method::ResourcesUnsubscribe), Some(uri)) => {
+                // Not in the name: URIs have too many values for span names.
+                span.record("mcp.resource.uri", uri);
+                method.to_owned()
+            }
+            _ => method.to_owned(),
+        };
+        span.record("otel.name", name.as_str());
+        let version =
+            if stateless { Some(crate::protocol::ProtocolVersion::V2026_07_28) } else { session.protocol_version() };
+        if let Some(version) = version {
+            span.record("mcp.protocol.version", version.as_str());
+        }
+        if let Some(id) = session.transport_id() {
+            span.record("mcp.session.id", id);
+        }
+        if let Some(transport) = session.transport_kind() {
+            span.record("network.transport", transport);
+        }
+        #[cfg(feature = "otel")]
+        parent_on_client(&span, request);
+        Self { span, metric }
+    }
+
+    pub fn span(&self) -> &Span {
+        &self.span
+    }
+
+    /// Records how the request ended: its error code, or a tool's error result.
+    pub fn finish(&self, answer: &Outgoing) {
+        let error = match answer.kind {
+            Kind::Error(code) => Some(code.to_string()),
+            // A tool that failed answers with a result: still a failure for whoever watches.
+            Kind::Result if (!self.span.is_disabled() || self.metric.is_some()) && is_tool_error(&answer.bytes) => {
+                Some("tool_error".to_owned())
+            }
+            _ => None,
+        };
+        if !self.span.is_disabled() {
+            if let Some(error) = &error {
+                self.span.record("error.type", error.as_str());
+                self.span.record("otel.status_code", "ERROR");
+                if let Kind::Error(code) = answer.kind {
+                    self.span.record("rpc.response.status_code", code);
+                }
+            }
+        }
+        if let Some(metric) = &self.metric {
+            let seconds = metric.started.elapsed().as_secs_f64();
+            tracing::event!(
+                target: "mcp_runtime::metrics",
+                tracing::Level::INFO,
+                histogram.mcp.server.operation.duration = seconds,
+                mcp.method.name = metric.method.as_str(),
+                gen_ai.tool.name = metric.tool.as_deref(),
+                error.type = error.as_deref(),
+            );
+        }
+    }
+}
+
+/// Whether an answer is a tool's error result (`"isError":true` at its top level).
+fn is_tool_error(bytes: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Answer {
+        result: Flag,
+    }
+    #[derive(serde::Deserialize)]
+    struct Flag {
+        #[serde(default, rename = "isError")]
+        is_error: bool,
+    }
+    memchr::memmem::find(bytes, b"\"isError\":true").is_some()
+        && serde_json::from_slice::<Answer>(bytes).is_ok_and(|answer| answer.result.is_error)
+}
+
+/// Parents `span` on the W3C trace context in the request's `_meta` (`traceparent`,
+/// `tracestate`), through the globally installed propagator.
+#[cfg(feature = "otel")]
+fn parent_on_client(span: &Span, request: &Request<'_>) {
+    use opentelemetry::propagation::Extractor;
+    use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+
+    struct Meta(serde_json::Map<String, serde_json::Value>);
+    impl Extractor for Meta {
+        fn get(&self, key: &str) -> Option<&str> {
+            self.0.get(key).and_then(serde_json::Value::as_str)
+        }
+        fn keys(&self) -> Vec<&str> {
+            self.0.keys().map(String::as_str).collect()
+        }
+    }
+    let Ok(Some(meta)) = request.meta_object() else { return };
+    if !meta.contains_key("traceparent") {
+        return;
+    }
+    let meta = Meta(meta);
+    let context = opentelemetry::global::get_text_map_propagator(|propagator| propagator.extract(&meta));
+    let _ = span.set_parent(context);
+}
