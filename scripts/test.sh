@@ -41,12 +41,13 @@ step "cargo package (each crate meant for crates.io builds from its package alon
 # --allow-dirty: the packages are made from the work tree, the same files the steps above tested.
 cargo package --locked --allow-dirty -p mcp-runtime-uri-template -p mcp-runtime-macros -p mcp-runtime
 
-step "Python SDK interop (mcp==2.3.0): modes legacy, auto and 2026-07-28, stdio and HTTP"
-cargo build --locked -p calculator -p showcase -p notes -p filesystem -p http-server
+step "Python SDK interop (mcp==2.3.0): modes legacy, auto and 2026-07-28, stdio and HTTP, tasks included"
+cargo build --locked -p calculator -p showcase -p notes -p filesystem -p http-server -p conformance
 scripts/python-env.sh
 bin="$PWD/target/debug"
 CALCULATOR_BIN="$bin/calculator" SHOWCASE_BIN="$bin/showcase" NOTES_BIN="$bin/notes" \
-    FILESYSTEM_BIN="$bin/filesystem" HTTP_SERVER_BIN="$bin/http-server" tests/python/run.sh
+    FILESYSTEM_BIN="$bin/filesystem" HTTP_SERVER_BIN="$bin/http-server" CONFORMANCE_BIN="$bin/conformance" \
+    tests/python/run.sh
 
 step "MCP Inspector CLI (stdio and HTTP)"
 CALCULATOR_BIN="$bin/calculator" NOTES_BIN="$bin/notes" HTTP_SERVER_BIN="$bin/http-server" tests/inspector/run.sh

@@ -8,10 +8,13 @@ without being asked (notifications) is recorded by `Recorder`.
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -25,6 +28,7 @@ RESOURCE_NOT_FOUND = -32002
 TEST_TIMEOUT_S = 60.0
 READ_TIMEOUT_S = 20.0
 NOTIFY_GRACE_S = 3.0
+HTTP_START_TIMEOUT_S = 10.0
 
 
 @dataclass
@@ -56,6 +60,41 @@ def stdio(binary: str, *args: str, **env: str) -> StdioServerParameters:
     return StdioServerParameters(command=binary, args=list(args), env={"RUST_BACKTRACE": "1", **env})
 
 
+@contextmanager
+def http_server(binary: str, stderr_path: Path, *args: str) -> Iterator[str]:
+    """Runs `binary` serving Streamable HTTP on a free port of 127.0.0.1 (``PORT``) until the
+    block ends; yields its endpoint, ``http://127.0.0.1:<port>/mcp``, once it accepts
+    connections. Its stderr goes to `stderr_path` (quoted when it fails to start)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with stderr_path.open("wb") as stderr:
+        process = subprocess.Popen(
+            [binary, *args],
+            env={**os.environ, "PORT": str(port), "RUST_BACKTRACE": "1"},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
+    try:
+        deadline = time.monotonic() + HTTP_START_TIMEOUT_S
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"{binary} exited with {process.returncode}: {stderr_path.read_text(errors='replace')}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    pytest.fail(f"{binary} did not listen on port {port}: {stderr_path.read_text(errors='replace')}")
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+
+
 @dataclass
 class Recorder:
     """The notifications the server sent, in arrival order."""
@@ -75,7 +114,7 @@ class Recorder:
 
 
 @asynccontextmanager
-async def connect(params: StdioServerParameters, mode: str, **callbacks: Any) -> AsyncIterator[Client]:
+async def connect(params: StdioServerParameters | str, mode: str, **callbacks: Any) -> AsyncIterator[Client]:
     async with Client(params, mode=mode, read_timeout_seconds=READ_TIMEOUT_S, **callbacks) as client:
         if mode == "2026-07-28":
             # A pinned 2026-07-28 client skips discovery (the SDK adopts a placeholder); ask

@@ -3,7 +3,8 @@
 #
 #   CALCULATOR_BIN=/abs/path/calculator SHOWCASE_BIN=/abs/path/showcase \
 #   NOTES_BIN=/abs/path/notes FILESYSTEM_BIN=/abs/path/filesystem \
-#   HTTP_SERVER_BIN=/abs/path/http-server tests/python/run.sh [pytest args...]
+#   HTTP_SERVER_BIN=/abs/path/http-server CONFORMANCE_BIN=/abs/path/conformance \
+#   tests/python/run.sh [pytest args...]
 #
 # Builds nothing: the server binaries come from the environment, and the venv from
 # scripts/python-env.sh (run here; it is idempotent and fast when up to date).
@@ -13,7 +14,7 @@ set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
 missing=0
-for var in CALCULATOR_BIN SHOWCASE_BIN NOTES_BIN FILESYSTEM_BIN HTTP_SERVER_BIN; do
+for var in CALCULATOR_BIN SHOWCASE_BIN NOTES_BIN FILESYSTEM_BIN HTTP_SERVER_BIN CONFORMANCE_BIN; do
     if [ -z "${!var:-}" ]; then
         echo "run.sh: $var is not set (absolute path of the compiled server binary)" >&2
         missing=1
