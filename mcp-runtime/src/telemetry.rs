@@ -120,13 +120,13 @@ impl Trace {
             }
             _ => None,
         };
-        if !self.span.is_disabled() {
-            if let Some(error) = &error {
-                self.span.record("error.type", error.as_str());
-                self.span.record("otel.status_code", "ERROR");
-                if let Kind::Error(code) = answer.kind {
-                    self.span.record("rpc.response.status_code", code);
-                }
+        if !self.span.is_disabled()
+            && let Some(error) = &error
+        {
+            self.span.record("error.type", error.as_str());
+            self.span.record("otel.status_code", "ERROR");
+            if let Kind::Error(code) = answer.kind {
+                self.span.record("rpc.response.status_code", code);
             }
         }
         if let Some(metric) = &self.metric {

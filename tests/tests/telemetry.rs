@@ -26,20 +26,23 @@ fn broken() -> Result<String, String> {
     Err("out of order".into())
 }
 
-/// What the metrics layer would see: each event of `mcp_runtime::metrics`, its fields as text.
+/// One event's fields, as text.
+type Fields = Vec<(String, String)>;
+
+/// What the metrics layer would see: each event of `mcp_runtime::metrics`.
 #[derive(Clone, Default)]
-struct MetricEvents(Arc<Mutex<Vec<Vec<(String, String)>>>>);
+struct MetricEvents(Arc<Mutex<Vec<Fields>>>);
 
 impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for MetricEvents {
     fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
-        struct Fields(Vec<(String, String)>);
-        impl tracing::field::Visit for Fields {
+        struct Recorder(Fields);
+        impl tracing::field::Visit for Recorder {
             fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
                 self.0.push((field.name().to_owned(), format!("{value:?}").trim_matches('"').to_owned()));
             }
         }
         if event.metadata().target() == "mcp_runtime::metrics" {
-            let mut fields = Fields(Vec::new());
+            let mut fields = Recorder(Vec::new());
             event.record(&mut fields);
             self.0.lock().unwrap().push(fields.0);
         }
@@ -108,8 +111,7 @@ async fn each_request_is_a_server_span_with_the_mcp_conventions_parented_on_the_
     );
 
     let events = metrics.0.lock().unwrap().clone();
-    let field =
-        |event: &Vec<(String, String)>, name: &str| event.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
+    let field = |event: &Fields, name: &str| event.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
     let add_event = events
         .iter()
         .find(|e| field(e, "gen_ai.tool.name").as_deref() == Some("add"))
