@@ -211,6 +211,10 @@ pub(crate) struct Registry {
     /// no call's headers and looks up no tool for it.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub has_param_headers: bool,
+    /// The argument checks of the tools whose input schema constrains more than its types
+    /// (feature `validation`), by tool name.
+    #[cfg(feature = "validation")]
+    pub argument_checks: std::collections::HashMap<&'static str, Arc<crate::tool::check::ArgumentCheck>>,
 }
 
 impl Registry {
@@ -298,6 +302,8 @@ impl Catalog {
             prompts: Listing::build(Vec::new(), "prompts", "prompt", page_size)?,
             page_size,
             has_param_headers: false,
+            #[cfg(feature = "validation")]
+            argument_checks: Default::default(),
         };
         let registry = apply(&empty, Edit { add: definitions, ..Edit::default() }, page_size)?;
         Ok(Self {
@@ -375,6 +381,14 @@ fn apply(base: &Registry, edit: Edit<'_>, page_size: usize) -> Result<Registry, 
     match_order.sort_by_key(|&i| std::cmp::Reverse(templates.item(i).template.specificity()));
     let tools = base.tools.with(tools, remove_tools, "tools", "tool", page_size)?;
     let has_param_headers = tools.items().any(|tool| !tool.param_headers.is_empty());
+    #[cfg(feature = "validation")]
+    let argument_checks = tools
+        .items()
+        .filter_map(|tool| {
+            let check = crate::tool::check::ArgumentCheck::of(tool.name, &(tool.input_schema)())?;
+            Some((tool.name, Arc::new(check)))
+        })
+        .collect();
     Ok(Registry {
         tools,
         resources: base.resources.with(statics, remove_resources, "resources", "resource", page_size)?,
@@ -383,5 +397,7 @@ fn apply(base: &Registry, edit: Edit<'_>, page_size: usize) -> Result<Registry, 
         prompts: base.prompts.with(prompts, remove_prompts, "prompts", "prompt", page_size)?,
         page_size,
         has_param_headers,
+        #[cfg(feature = "validation")]
+        argument_checks,
     })
 }

@@ -118,7 +118,13 @@ impl HandlerFn {
             };
             let role = if options.inject.is_some() || ident.is_none() {
                 Role::Injected
-            } else if options.rename.is_some() || options.default.is_some() || options.header.is_some() {
+            } else if options.rename.is_some()
+                || options.default.is_some()
+                || options.header.is_some()
+                || options.range.is_some()
+                || options.length.is_some()
+                || options.pattern.is_some()
+            {
                 Role::Argument
             } else {
                 Role::ByType

@@ -21,9 +21,15 @@ pub(crate) struct ParamOptions {
     pub inject: Option<Span>,
     /// A tool argument mirrored in the `Mcp-Param-{header}` HTTP header (`x-mcp-header`).
     pub header: Option<LitStr>,
+    /// Constraints on a tool argument, put in its schema (and checked before the call, with
+    /// feature `validation`): `range(min = 1, max = 5)`, `length(min = 1, max = 80)`,
+    /// `pattern = "^[a-z]+$"`, as schemars spells them.
+    pub range: Option<TokenStream>,
+    pub length: Option<TokenStream>,
+    pub pattern: Option<LitStr>,
 }
 
-const PARAM_OPTIONS: &str = "rename, default, description, inject, header";
+const PARAM_OPTIONS: &str = "rename, default, description, inject, header, range, length, pattern";
 
 impl ParamOptions {
     /// Reads one `#[mcp(...)]` attribute; a parameter may carry several, and an option repeated
@@ -37,6 +43,9 @@ impl ParamOptions {
                 "rename" => string(&meta, errors, &mut self.rename, "#[mcp(rename = \"userName\")]"),
                 "description" => string(&meta, errors, &mut self.description, "#[mcp(description = \"...\")]"),
                 "header" => string(&meta, errors, &mut self.header, "#[mcp(header = \"Region\")]"),
+                "pattern" => string(&meta, errors, &mut self.pattern, "#[mcp(pattern = \"^[a-z]+$\")]"),
+                "range" => bounds(&meta, errors, &mut self.range, "#[mcp(range(min = 1, max = 5))]"),
+                "length" => bounds(&meta, errors, &mut self.length, "#[mcp(length(min = 1, max = 80))]"),
                 "default" => {
                     let value = value(&meta, errors, "#[mcp(default = 10)]")?;
                     store(&meta, errors, &mut self.default, value);
@@ -56,6 +65,37 @@ impl ParamOptions {
         errors.extend(read.err());
         errors.finish()
     }
+}
+
+/// `key(min = a, max = b)` (either bound may be left out): the tokens inside the parentheses,
+/// each bound checked to be `min` or `max` with a value.
+fn bounds(
+    meta: &ParseNestedMeta<'_>,
+    errors: &mut Errors,
+    slot: &mut Option<TokenStream>,
+    example: &str,
+) -> syn::Result<()> {
+    if !meta.input.peek(syn::token::Paren) {
+        errors.push(meta.error(format!("write the bounds in parentheses, e.g. `{example}`")));
+        return skip_value(meta);
+    }
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let tokens: TokenStream = content.parse()?;
+    let bounds = syn::parse::Parser::parse2(
+        syn::punctuated::Punctuated::<syn::MetaNameValue, syn::Token![,]>::parse_terminated,
+        tokens.clone(),
+    );
+    match bounds {
+        Ok(bounds) if !bounds.is_empty() && bounds.iter().all(|b| b.path.is_ident("min") || b.path.is_ident("max")) => {
+            store(meta, errors, slot, Some(tokens));
+        }
+        _ => errors.push(syn::Error::new_spanned(
+            &tokens,
+            format!("bounds are `min = ...` and/or `max = ...`, e.g. `{example}`"),
+        )),
+    }
+    Ok(())
 }
 
 /// Options every macro has: `name`, `title`, `description`, `icon` (repeatable), `crate`.

@@ -69,6 +69,25 @@ fn check_params(handler: &HandlerFn, kind: Kind, errors: &mut Errors) {
                 format!("`header` is for tool arguments, which a client mirrors in `Mcp-Param-...` HTTP headers; a {noun}'s arguments have no such header: remove it"),
             );
         }
+        let constraint = [param.options.range.as_ref(), param.options.length.as_ref()]
+            .into_iter()
+            .flatten()
+            .map(ToTokens::to_token_stream)
+            .chain(param.options.pattern.as_ref().map(ToTokens::to_token_stream))
+            .next();
+        if let Some(constraint) = &constraint {
+            if kind != Kind::Tool {
+                errors.error(
+                    constraint,
+                    format!("`range`, `length` and `pattern` constrain tool arguments (in the input schema); a {noun}'s arguments are text: check them in the function"),
+                );
+            } else if param.role == Role::Injected {
+                errors.error(
+                    constraint,
+                    "an injected parameter is not an argument: it takes no `range`, `length` or `pattern`",
+                );
+            }
+        }
         if param.role == Role::Injected {
             if let Some(header) = &param.options.header {
                 errors.error(header, "an injected parameter is not an argument: it takes no `header`");

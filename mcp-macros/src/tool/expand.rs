@@ -197,11 +197,14 @@ fn arguments_struct(tool: &HandlerFn) -> TokenStream {
         let rename = p.options.rename.as_ref().map(|r| quote!(#[serde(rename = #r)]));
         let description = p.options.description.as_ref().map(|d| quote!(#[schemars(description = #d)]));
         let header = p.options.header.as_ref().map(|h| quote!(#[schemars(extend("x-mcp-header" = #h))]));
+        let range = p.options.range.as_ref().map(|r| quote!(#[schemars(range(#r))]));
+        let length = p.options.length.as_ref().map(|l| quote!(#[schemars(length(#l))]));
+        let pattern = p.options.pattern.as_ref().map(|r| quote!(#[schemars(regex(pattern = #r))]));
         let default = p.options.default.as_ref().map(|_| {
             let path = default_fn_name(i).to_string();
             quote!(#[serde(default = #path)])
         });
-        quote!(#doc #rename #description #header #default #ident: #ty)
+        quote!(#doc #rename #description #header #range #length #pattern #default #ident: #ty)
     });
     quote! {
         #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]

@@ -33,6 +33,15 @@ pub(crate) fn call<'a>(registry: &'a Registry, request: &Request<'a>) -> Route<'
         }
         Ok((tool, request.meta_object()?))
     });
+    // Constraints the schema advertises, checked before the function runs: a tool error
+    // naming the field, for the model to correct its call.
+    #[cfg(feature = "validation")]
+    if let Ok((tool, _)) = &call
+        && let Some(check) = registry.argument_checks.get(tool.name)
+        && let Err(message) = check.check(tool.name, request.arguments)
+    {
+        return Route::Reply(to_raw(&crate::tool::CallToolResult::error(message)).map(Reply::Serialized));
+    }
     match call {
         Ok((tool, meta)) => Route::Spawn(Task {
             meta,

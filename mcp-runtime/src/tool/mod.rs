@@ -1,5 +1,7 @@
 //! Tools: what `#[mcp_tool]` describes, and the traits its generated code relies on.
 
+#[cfg(feature = "validation")]
+pub(crate) mod check;
 mod confirm;
 pub(crate) mod descriptor;
 mod result;
