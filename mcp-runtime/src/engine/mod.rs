@@ -172,6 +172,12 @@ impl Connection {
     }
 
     fn on_request(&self, request: Request<'_>, sink: &Sink) -> Received {
+        let not_initialized = || {
+            ErrorObject::new(
+                code::INVALID_REQUEST,
+                "Invalid Request: the session is not initialized; send `initialize` first",
+            )
+        };
         if self.stateless_only || request.is_stateless() {
             return self.on_stateless_request(request, sink);
         }
@@ -179,11 +185,13 @@ impl Connection {
         let reply = match request.method.filter(|method| method.in_session()) {
             Some(Method::Initialize) => router::initialize(&self.core, session, request.params),
             Some(Method::Ping | Method::Shutdown) => Reply::empty(),
-            None => Reply::method_not_found(&request.name),
-            Some(_) if session.client().is_none() => Err(ErrorObject::new(
-                code::INVALID_REQUEST,
-                "Invalid Request: the session is not initialized; send `initialize` first",
-            )),
+            None if !self.core.custom.has_requests() => Reply::method_not_found(&request.name),
+            None => match self.core.custom.task(&request) {
+                None => Reply::method_not_found(&request.name),
+                Some(_) if session.client().is_none() => Err(not_initialized()),
+                Some(task) => return self.run_handler(request.id, task, sink, None),
+            },
+            Some(_) if session.client().is_none() => Err(not_initialized()),
             Some(_) => {
                 let registry = self.core.catalog.snapshot();
                 match router::route(&registry, session, session.protocol_version(), &request) {
@@ -314,6 +322,7 @@ impl Connection {
             }
             "notifications/roots/list_changed" => self.session.invalidate_roots(),
             "exit" => return Received::Exit,
+            _ if self.core.custom.notify(method, params) => {}
             _ => tracing::debug!(method, "ignoring an unknown notification"),
         }
         Received::Nothing
