@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Installs the real services the multi-replica tests run (tests/src/cluster.rs,
-# tests/tests/replicas.rs, scripts/replicas.sh): `redis-server` and `nginx`, from Debian's
-# packages, when they are missing. Idempotent: with both present it does nothing.
+# Installs the real programs some tests run, from Debian's packages, when they are missing:
+# `redis-server` and `nginx` for the multi-replica tests (tests/src/cluster.rs,
+# tests/tests/replicas.rs, scripts/replicas.sh), and `chromium` for the browser tests
+# (tests/tests/browsers.rs: a headless Chromium calls the HTTP server from web pages).
+# Idempotent: with all three present it does nothing.
 #
 # The packages' own services are never started: the tests start their own redis-server and nginx
 # on free ports, with their config, data and logs in temp dirs. While apt runs, a policy-rc.d
 # that answers 101 ("action forbidden") keeps the postinst scripts from starting them (kept as
 # it is when the machine already has one); any daemon that started anyway is stopped.
 #
-# Needs root, or sudo. Prints where each binary is.
+# Needs root, or sudo, to install. Prints where each binary is.
 set -euo pipefail
 
 log() { printf 'services.sh: %s\n' "$*" >&2; }
@@ -19,6 +21,7 @@ find_bin() { command -v "$1" 2>/dev/null || { [[ -x "/usr/sbin/$1" ]] && echo "/
 missing=()
 [[ -n "$(find_bin redis-server)" ]] || missing+=(redis-server)
 [[ -n "$(find_bin nginx)" ]] || missing+=(nginx-light)
+[[ -n "$(find_bin chromium)" ]] || missing+=(chromium)
 
 if ((${#missing[@]})); then
     if ((EUID == 0)); then
@@ -59,7 +62,7 @@ if ((${#missing[@]})); then
     done
 fi
 
-for bin in redis-server nginx; do
+for bin in redis-server nginx chromium; do
     path="$(find_bin "$bin")"
     [[ -n "$path" ]] || { log "$bin is still missing after the install"; exit 1; }
     log "$bin: $path"

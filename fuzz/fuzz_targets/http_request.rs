@@ -188,6 +188,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
                 path: &path,
                 authorization: call.authorization.as_ref(),
                 on_alice_session: on_session(call, &session),
+                preflight: false, // it sends no OPTIONS
             };
             let watch = Watch::start();
             let response = service.call(request).await.unwrap();

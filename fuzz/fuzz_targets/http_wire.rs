@@ -4,8 +4,8 @@
 //! right or wrong, or chunked), written as bytes to hyper's HTTP/1 server over an in-memory
 //! connection that serves `McpHttpService` with authorization on (`authorized_server.rs`). A
 //! session is started first with Alice's token. Invariants: no panic, every answer starts with
-//! an HTTP/1.1 status line, no 5xx, nothing but the metadata answered 2xx without a valid
-//! token, `erase` never run without `files:write`, Alice's session served to her only.
+//! an HTTP/1.1 status line, no 5xx, nothing but the metadata (and a CORS preflight's empty
+//! `204`) answered 2xx without a valid token, `erase` never run without `files:write`, Alice's session served to her only.
 #![no_main]
 
 mod authorized_server;
@@ -439,6 +439,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
                 path,
                 authorization: request.authorization.as_ref(),
                 on_alice_session: request.on_alice_session(),
+                preflight: matches!(request.method, HttpMethod::Options),
             };
             watch.check(&sent, status, content_type.as_deref(), body);
         }

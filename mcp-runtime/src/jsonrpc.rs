@@ -93,10 +93,15 @@ pub struct ErrorObject {
 }
 
 impl ErrorObject {
-    pub(crate) fn new(code: i32, message: impl Into<String>) -> Self {
+    /// An error with this code and message (codes from -32768 to -32000 are JSON-RPC's and
+    /// MCP's; a vendor method's own errors take others).
+    pub fn new(code: i32, message: impl Into<String>) -> Self {
         Self { code, message: message.into(), data: None }
     }
-    pub(crate) fn invalid_params(message: impl Into<String>) -> Self {
+
+    /// -32602, invalid params: what a [vendor method](crate::Server::on_request) answers to
+    /// params it cannot use.
+    pub fn invalid_params(message: impl Into<String>) -> Self {
         Self::new(code::INVALID_PARAMS, message)
     }
 }

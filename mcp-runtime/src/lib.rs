@@ -32,6 +32,7 @@ mod completion;
 mod content;
 mod context;
 mod core;
+mod custom;
 mod engine;
 mod error;
 mod jsonrpc;

@@ -15,6 +15,8 @@ use std::time::Duration;
 pub(crate) struct Settings {
     pub info: Implementation,
     pub instructions: Option<String>,
+    /// `capabilities.extensions`: vendor extensions and their settings (`Server::extension`).
+    pub extensions: serde_json::Map<String, serde_json::Value>,
     pub shutdown_grace: Duration,
     /// How many requests one session may have running at once.
     pub max_requests_in_flight: usize,

@@ -76,7 +76,9 @@ pub fn program(name: &str) -> PathBuf {
     let mut dirs: Vec<PathBuf> = std::env::split_paths(&path).collect();
     dirs.extend([PathBuf::from("/usr/sbin"), PathBuf::from("/usr/bin")]);
     dirs.into_iter().map(|dir| dir.join(name)).find(|candidate| is_executable(candidate)).unwrap_or_else(|| {
-        panic!("`{name}` is not installed: run scripts/services.sh (it installs redis-server and nginx from Debian's packages)")
+        panic!(
+            "`{name}` is not installed: run scripts/services.sh (it installs redis-server, nginx and chromium from Debian's packages)"
+        )
     })
 }
 

@@ -1,7 +1,8 @@
 //! Shared test support: validating what a server sends against the official MCP JSON schemas
 //! (vendored in `tests/schema/<version>/schema.json`), driving a server binary over stdio, a
-//! Streamable HTTP client, and a rig of several replicas behind nginx on a shared Redis
-//! (`cluster`).
+//! Streamable HTTP client, a rig of several replicas behind nginx on a shared Redis
+//! (`cluster`), and a headless Chromium loading pages from origins of the test's choosing
+//! (`browser`).
 
 use mcp_runtime::testing::ServerMessage;
 use serde_json::{Value, json};
@@ -10,6 +11,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
+pub mod browser;
 pub mod cluster;
 pub mod http;
 pub mod robust;

@@ -450,6 +450,100 @@ async fn foreign_origins_and_hosts_are_forbidden() {
     running.stop().await;
 }
 
+/// The headers of an answer a browser page may read, for `origin`.
+fn assert_readable_by(reply: &Reply, origin: &str) {
+    assert_eq!(reply.header("access-control-allow-origin"), Some(origin));
+    assert_eq!(reply.header("vary"), Some("Origin"));
+    assert_eq!(
+        reply.header("access-control-expose-headers"),
+        Some("Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate")
+    );
+}
+
+#[tokio::test]
+async fn allowed_origins_get_cors_answers_and_requests_without_origin_get_none() {
+    let config = HttpConfig::default().allow_origin("https://app.example.com");
+    let running = start_service(server().into_http_service(config).unwrap()).await;
+    let mut client = running.client();
+    let origin = "https://app.example.com";
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
+
+    // The preflight: every method and protocol header, and the `Mcp-Param-*` it asks for.
+    let preflight = [
+        ("origin", origin),
+        ("access-control-request-method", "POST"),
+        ("access-control-request-headers", "content-type, mcp-session-id, mcp-param-region"),
+    ];
+    let reply = client.send(Method::OPTIONS, "/mcp", &preflight, Vec::new()).await;
+    assert_eq!(reply.status, StatusCode::NO_CONTENT);
+    assert_eq!(reply.header("access-control-allow-origin"), Some(origin));
+    assert!(reply.header("vary").unwrap().starts_with("Origin"));
+    assert_eq!(reply.header("access-control-allow-methods"), Some("POST, GET, DELETE"));
+    let allowed: Vec<String> = reply
+        .header("access-control-allow-headers")
+        .unwrap()
+        .split(',')
+        .map(|name| name.trim().to_ascii_lowercase())
+        .collect();
+    for name in [
+        "content-type",
+        "accept",
+        "authorization",
+        "mcp-session-id",
+        "mcp-protocol-version",
+        "mcp-method",
+        "mcp-name",
+        "last-event-id",
+        "mcp-param-region",
+    ] {
+        assert!(allowed.iter().any(|a| a == name), "{name} is not allowed: {allowed:?}");
+    }
+    assert!(reply.header("access-control-max-age").is_some());
+    // Loopback origins are allowed by default, so they get CORS answers too.
+    let loopback = [("origin", "http://localhost:5173"), ("access-control-request-method", "DELETE")];
+    let reply = client.send(Method::OPTIONS, "/mcp", &loopback, Vec::new()).await;
+    assert_eq!(reply.status, StatusCode::NO_CONTENT);
+    assert_eq!(reply.header("access-control-allow-origin"), Some("http://localhost:5173"));
+    // Another origin is refused, preflight or not, and learns nothing.
+    for method in [Method::OPTIONS, Method::POST] {
+        let headers = [("origin", "https://evil.example.com"), ("access-control-request-method", "POST")];
+        let reply = client.send(method.clone(), "/mcp", &headers, Vec::new()).await;
+        assert_eq!(reply.status, StatusCode::FORBIDDEN, "{method}");
+        assert_eq!(reply.header("access-control-allow-origin"), None);
+    }
+    // A preflight elsewhere than the endpoint is not answered as one.
+    let elsewhere = client.send(Method::OPTIONS, "/other", &preflight, Vec::new()).await;
+    assert_eq!(elsewhere.status, StatusCode::NOT_FOUND);
+
+    // Answers, errors included, are readable by the page, with the session id.
+    let reply = client.post_with(&initialize, &[("origin", origin)]).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_readable_by(&reply, origin);
+    client.session = Some(reply.header("mcp-session-id").unwrap().to_owned());
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    let reply = client.post_with(&list, &[("origin", origin), ("accept", "text/event-stream")]).await;
+    assert_eq!(reply.content_type(), "text/event-stream");
+    assert_readable_by(&reply, origin);
+    let reply = client.post_with(&list, &[("origin", origin), ("mcp-session-id", "0123")]).await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND);
+    assert_readable_by(&reply, origin);
+    // An OPTIONS that is no preflight is a method the endpoint does not take.
+    let reply = client.send(Method::OPTIONS, "/mcp", &[("origin", origin)], Vec::new()).await;
+    assert_eq!(reply.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_readable_by(&reply, origin);
+
+    // Without an Origin (not a browser): no CORS header at all.
+    let reply = client.post(&list).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    for name in ["access-control-allow-origin", "access-control-expose-headers", "vary"] {
+        assert_eq!(reply.header(name), None, "{name}");
+    }
+    assert_eq!(reply.messages().await.len(), 1);
+    spec_2025_11_25().assert_all_valid(&client.transcript());
+    running.stop().await;
+}
+
 #[tokio::test]
 async fn the_protocol_version_header_must_be_supported_when_present() {
     let running = start(server()).await;

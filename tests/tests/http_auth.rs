@@ -151,6 +151,50 @@ async fn no_token_gets_401_pointing_to_the_metadata() {
 }
 
 #[tokio::test]
+async fn browsers_read_the_challenge_and_preflights_need_no_token() {
+    let address =
+        start_with(auth_config(JwtKey::hmac_secret(SECRET).unwrap()).allow_origin("https://app.example.com")).await;
+    let client = HttpClient::new(address);
+    let origin = "https://app.example.com";
+    let preflight = [
+        ("origin", origin),
+        ("access-control-request-method", "POST"),
+        ("access-control-request-headers", "authorization, content-type"),
+    ];
+    let reply = client.send(Method::OPTIONS, "/mcp", &preflight, Vec::new()).await;
+    assert_eq!(reply.status, StatusCode::NO_CONTENT);
+    assert_eq!(reply.header("access-control-allow-origin"), Some(origin));
+    assert!(reply.header("access-control-allow-headers").unwrap().contains("Authorization"));
+    assert_eq!(reply.header("www-authenticate"), None);
+    // The 401 is readable, its challenge too.
+    let reply = client.post_with(&initialize(), &[("origin", origin)]).await;
+    assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(reply.header("access-control-allow-origin"), Some(origin));
+    assert!(reply.header("access-control-expose-headers").unwrap().contains("WWW-Authenticate"));
+    assert_eq!(param(&challenge(&reply), "resource_metadata"), Some(METADATA_URL));
+    // The metadata, which an app reads to find the authorization server.
+    let path = "/.well-known/oauth-protected-resource/mcp";
+    let reply = client.send(Method::OPTIONS, path, &preflight, Vec::new()).await;
+    assert_eq!(reply.status, StatusCode::NO_CONTENT);
+    let reply = client.send(Method::GET, path, &[("origin", origin)], Vec::new()).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(reply.header("access-control-allow-origin"), Some(origin));
+    assert_eq!(reply.header("vary"), Some("Origin"));
+    // With a token, the page gets in.
+    let token = token("alice", "files:read");
+    let bearer = format!("Bearer {token}");
+    let reply = client.post_with(&initialize(), &[("origin", origin), ("authorization", &bearer)]).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(reply.header("access-control-allow-origin"), Some(origin));
+    assert!(reply.header("mcp-session-id").is_some());
+    // Another origin: 403 before any token is looked at.
+    let reply =
+        client.post_with(&initialize(), &[("origin", "https://evil.example.com"), ("authorization", &bearer)]).await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN);
+    assert_eq!(reply.header("access-control-allow-origin"), None);
+}
+
+#[tokio::test]
 async fn tokens_in_the_url_are_refused() {
     let client = HttpClient::new(start().await);
     let path = format!("/mcp?access_token={}", token("alice", "files:read"));

@@ -3,8 +3,13 @@
 //! Run it with `cargo run -p http-server` (`PORT` defaults to 3000), then point an MCP client
 //! at the URL, e.g. `claude mcp add --transport http demo http://127.0.0.1:3000/mcp`.
 //! It stops on Ctrl-C or SIGTERM, letting calls in flight finish.
+//!
+//! Web pages may call it from the origins listed in `MCP_CORS_ORIGINS` (comma-separated, e.g.
+//! `MCP_CORS_ORIGINS=https://app.example.com,http://localhost:5173`), besides the loopback
+//! origins every server allows: they get CORS answers; any other origin is refused.
 
 use mcp_runtime::Elicitation;
+use mcp_runtime::http::HttpConfig;
 use mcp_runtime::prelude::*;
 use std::time::Duration;
 
@@ -71,9 +76,39 @@ async fn main() -> mcp_runtime::Result<()> {
         Ok(port) => port.parse().map_err(|_| mcp_runtime::Error::msg(format!("PORT={port} is not a port number")))?,
         Err(_) => 3000,
     };
-    server!()
+    let mut config = HttpConfig::default();
+    for origin in std::env::var("MCP_CORS_ORIGINS").unwrap_or_default().split(',').map(str::trim) {
+        if !origin.is_empty() {
+            config = config.allow_origin(origin);
+        }
+    }
+    let service = server!()
         .instructions("Use add for arithmetic and count_slowly to watch progress.")
         .tools(tools![add, count_slowly, long_job, book_table])
-        .serve_http(("127.0.0.1", port))
+        .into_http_service(config)?;
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
         .await
+        .map_err(|e| mcp_runtime::Error::msg(format!("cannot bind port {port}: {e}")))?;
+    service.serve(listener, shutdown_signal()).await
+}
+
+/// Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = terminate.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
 }

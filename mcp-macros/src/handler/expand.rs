@@ -95,6 +95,16 @@ pub(crate) fn option(value: Option<impl quote::ToTokens>) -> TokenStream {
     }
 }
 
+/// `meta = "..."` as the descriptor's `Option<&'static str>`, compacted (the macro checked it
+/// is a JSON object): written with line breaks, it would break stdio's one message per line.
+pub(crate) fn meta(meta: Option<&syn::LitStr>) -> TokenStream {
+    let compact = meta.and_then(|lit| {
+        let value: serde_json::Value = serde_json::from_str(&lit.value()).ok()?;
+        Some(syn::LitStr::new(&value.to_string(), lit.span()))
+    });
+    option(compact)
+}
+
 /// The `Icon`s of `icon = "..."` options, with the MIME type their URL implies.
 pub(crate) fn icons(krate: &TokenStream, icons: &[syn::LitStr]) -> TokenStream {
     let icons = icons.iter().map(|src| {

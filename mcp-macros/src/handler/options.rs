@@ -98,13 +98,15 @@ fn bounds(
     Ok(())
 }
 
-/// Options every macro has: `name`, `title`, `description`, `icon` (repeatable), `crate`.
+/// Options every macro has: `name`, `title`, `description`, `icon` (repeatable), `meta`, `crate`.
 #[derive(Default)]
 pub(crate) struct CommonOptions {
     pub name: Option<LitStr>,
     pub title: Option<LitStr>,
     pub description: Option<LitStr>,
     pub icons: Vec<LitStr>,
+    /// `meta = r#"{...}"#`: the definition's `_meta`, a JSON object (checked in `valid.rs`).
+    pub meta: Option<LitStr>,
     /// `crate = "..."`: the path generated code reaches the runtime by (checked to parse).
     pub krate: Option<LitStr>,
 }
@@ -121,6 +123,7 @@ impl CommonOptions {
                 string(meta, errors, &mut icon, "icon = \"https://example.com/icon.png\"")?;
                 self.icons.extend(icon);
             }
+            "meta" => string(meta, errors, &mut self.meta, "meta = r#\"{\"com.example/ui\": \"panel\"}\"#")?,
             "crate" => crate_option(meta, errors, &mut self.krate)?,
             _ => return Ok(false),
         }

@@ -13,6 +13,20 @@ pub(crate) fn check(handler: &HandlerFn, kind: Kind, errors: &mut Errors) {
     check_params(handler, kind, errors);
 }
 
+/// `meta = "..."` is a JSON object: a definition's `_meta` is one.
+pub(crate) fn check_meta(meta: Option<&syn::LitStr>, errors: &mut Errors) {
+    const EXAMPLE: &str = r##"meta = r#"{"com.example/ui": {"panel": "wide"}}"#"##;
+    let Some(meta) = meta else { return };
+    match serde_json::from_str::<serde_json::Value>(&meta.value()) {
+        Ok(serde_json::Value::Object(_)) => {}
+        Ok(_) => errors
+            .error(meta, format!("`meta` must be a JSON object, with keys of your own prefix: write e.g. `{EXAMPLE}`")),
+        Err(err) => {
+            errors.error(meta, format!("`meta` is not valid JSON: {err}; write a JSON object, e.g. `{EXAMPLE}`"))
+        }
+    }
+}
+
 fn check_signature(handler: &HandlerFn, kind: Kind, errors: &mut Errors) {
     let sig = &handler.item.sig;
     let noun = kind.noun();

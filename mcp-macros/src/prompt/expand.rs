@@ -42,6 +42,7 @@ pub(crate) fn prompt(prompt: &HandlerFn, options: &PromptOptions) -> TokenStream
     let call = expand::call(prompt);
     let result = quote_spanned!(output_span=> #krate::__private::prompt_result::<#output_ty>(#call));
     let icons = expand::icons(krate, &options.common.icons);
+    let meta = expand::meta(options.common.meta.as_ref());
     let complete = expand::completions(krate, &options.complete);
     let marker = expand::marker_struct(prompt, "#[mcp_prompt]");
 
@@ -78,6 +79,7 @@ pub(crate) fn prompt(prompt: &HandlerFn, options: &PromptOptions) -> TokenStream
                         title: #title,
                         description: #description,
                         icons: #icons,
+                        meta: #meta,
                         arguments: __mcp_prompt_arguments,
                         get: __mcp_get,
                         complete: #complete,

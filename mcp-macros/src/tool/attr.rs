@@ -26,7 +26,7 @@ pub(crate) struct ToolOptions {
     pub task: Option<LitStr>,
 }
 
-const TOOL_OPTIONS: &str = "name, title, description, read_only, destructive, idempotent, open_world, confirm, hidden, icon, input_schema, scopes, timeout_ms, blocking, task, crate";
+const TOOL_OPTIONS: &str = "name, title, description, read_only, destructive, idempotent, open_world, confirm, hidden, icon, meta, input_schema, scopes, timeout_ms, blocking, task, crate";
 
 impl ToolOptions {
     /// The options that could be read; their mistakes go to `errors`.

@@ -111,6 +111,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
         _ => quote!(#krate::TaskSupport::Forbidden),
     };
     let icons = handler::expand::icons(krate, &options.common.icons);
+    let meta = handler::expand::meta(options.common.meta.as_ref());
     let marker = handler::expand::marker_struct(tool, "#[mcp_tool]");
 
     quote! {
@@ -150,6 +151,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
                         description: #description,
                         annotations: #annotations,
                         icons: #icons,
+                        meta: #meta,
                         confirm: #confirm,
                         hidden: #hidden,
                         scopes: &[#(#scopes),*],

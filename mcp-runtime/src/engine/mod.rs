@@ -199,14 +199,22 @@ impl Connection {
 
     fn on_session_request(&self, request: Request<'_>, sink: &Sink, trace: &mut Option<Trace>) -> Received {
         let session = &self.session;
+        let not_initialized = || {
+            ErrorObject::new(
+                code::INVALID_REQUEST,
+                "Invalid Request: the session is not initialized; send `initialize` first",
+            )
+        };
         let reply = match request.method.filter(|method| method.in_session()) {
             Some(Method::Initialize) => router::initialize(&self.core, session, request.params),
             Some(Method::Ping | Method::Shutdown) => Reply::empty(),
-            None => Reply::method_not_found(&request.name),
-            Some(_) if session.client().is_none() => Err(ErrorObject::new(
-                code::INVALID_REQUEST,
-                "Invalid Request: the session is not initialized; send `initialize` first",
-            )),
+            None if !self.core.custom.has_requests() => Reply::method_not_found(&request.name),
+            None => match self.core.custom.task(&request) {
+                None => Reply::method_not_found(&request.name),
+                Some(_) if session.client().is_none() => Err(not_initialized()),
+                Some(task) => return self.run_handler(request.id, task, sink, None, trace.take()),
+            },
+            Some(_) if session.client().is_none() => Err(not_initialized()),
             Some(method @ (Method::TasksGet | Method::TasksCancel | Method::TasksResult)) => {
                 let params = request.params.and_then(|raw| serde_json::from_str(raw.get()).ok());
                 match tasks::session_route(Arc::clone(&self.core), method, params) {
@@ -364,6 +372,7 @@ impl Connection {
             }
             "notifications/roots/list_changed" => self.session.invalidate_roots(),
             "exit" => return Received::Exit,
+            _ if self.core.custom.notify(method, params) => {}
             _ => tracing::debug!(method, "ignoring an unknown notification"),
         }
         Received::Nothing

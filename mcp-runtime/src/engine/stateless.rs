@@ -41,7 +41,10 @@ struct Envelope {
 /// How to finish a stateless request once its handler is done.
 pub(super) struct StatelessCall {
     pub state: Arc<Stateless>,
-    method: Method,
+    /// The method's name (a sealed `requestState` is bound to it).
+    method: Cow<'static, str>,
+    /// Its result carries caching hints.
+    cacheable: bool,
     target: String,
     /// An authenticated caller's lists and reads may differ per user: not for shared caches.
     private: bool,
@@ -60,6 +63,9 @@ impl Connection {
         let id = request.id.clone();
         let answer = |reply| Received::Answer(encode_answer(&id, reply));
         let Some(method) = request.method.filter(|method| method.is_stateless()) else {
+            if let Some(task) = self.core.custom.task(&request) {
+                return self.on_vendor_request(request, task, sink, trace);
+            }
             return answer(Reply::method_not_found(&request.name));
         };
         let envelope: Envelope = match router::parse_params(request.params) {
@@ -87,7 +93,8 @@ impl Connection {
         }
         let call = StatelessCall {
             state: Arc::new(Stateless { meta, round: InputRound::new(answers) }),
-            method,
+            method: Cow::Borrowed(method.name()),
+            cacheable: method.is_cacheable(),
             target,
             private: has_verified_caller(),
             as_task: task_support != TaskSupport::Forbidden && declares_tasks,
@@ -121,6 +128,43 @@ impl Connection {
             }
             Route::Spawn(task) => self.run_handler(id, task, sink, Some(call), trace.take()),
         }
+    }
+}
+
+impl Connection {
+    /// A vendor method's request (`Server::on_request`): its handler runs as any other, with
+    /// this request's client view, and its result is decorated as any other.
+    fn on_vendor_request(
+        &self,
+        request: Request<'_>,
+        task: Task<'_>,
+        sink: &Sink,
+        trace: &mut Option<crate::telemetry::Trace>,
+    ) -> Received {
+        let id = request.id.clone();
+        let answer = |reply| Received::Answer(encode_answer(&id, reply));
+        let envelope: Envelope = match router::parse_params(request.params) {
+            Ok(envelope) => envelope,
+            Err(error) => return answer(Err(error)),
+        };
+        let meta = match RequestMeta::parse(request.stateless_meta.as_ref()) {
+            Ok(meta) => meta,
+            Err(error) => return answer(Err(error)),
+        };
+        let method = request.name.clone().into_owned();
+        let answers = match gather_answers(&self.core.settings, &envelope, &method, "") {
+            Ok(answers) => answers,
+            Err(error) => return answer(Err(error)),
+        };
+        let call = StatelessCall {
+            state: Arc::new(Stateless { meta, round: InputRound::new(answers) }),
+            method: Cow::Owned(method),
+            cacheable: false,
+            target: String::new(),
+            private: has_verified_caller(),
+            as_task: false,
+        };
+        self.run_handler(request.id, task, sink, Some(call), trace.take())
     }
 }
 
@@ -198,7 +242,7 @@ impl StatelessCall {
         let mut extras = Map::new();
         extras.insert("resultType".into(), json!("complete"));
         extras.insert("_meta".into(), json!({ meta_key::SERVER_INFO: &server.info }));
-        if self.method.is_cacheable() {
+        if self.cacheable {
             extras.insert("ttlMs".into(), json!(server.cache_ttl.as_millis() as u64));
             extras.insert("cacheScope".into(), json!(if self.private { "private" } else { "public" }));
         }
@@ -208,12 +252,8 @@ impl StatelessCall {
     /// The interim answer when the handler is waiting on the client: its requests, and the
     /// answers so far sealed in `requestState`.
     pub fn input_required(&self, requests: Map<String, Value>, server: &Settings) -> Outcome {
-        let state = request_state::seal(
-            &server.request_state_key,
-            self.method.name(),
-            &self.target,
-            &self.state.round.answers(),
-        );
+        let state =
+            request_state::seal(&server.request_state_key, &self.method, &self.target, &self.state.round.answers());
         router::to_raw(&json!({
             "resultType": "input_required",
             "inputRequests": requests,
@@ -263,9 +303,14 @@ fn merge_into(json: &str, extras: Map<String, Value>) -> Outcome {
 
 fn discover(server: &Settings, registry: &crate::registry::Registry) -> Result<Reply<'static>, ErrorObject> {
     let versions: Vec<&str> = ProtocolVersion::STATELESS.iter().map(|v| v.as_str()).collect();
-    let mut capabilities = router::capabilities(registry);
+    let mut capabilities = router::capabilities(server, registry);
     if registry.tools.items().any(|tool| tool.task != TaskSupport::Forbidden) {
-        capabilities["extensions"] = json!({ crate::tasks::EXTENSION: {} });
+        // Beside the server's own extensions (whose settings win, should it declare this one).
+        if let Some(Value::Object(extensions)) =
+            capabilities.as_object_mut().map(|c| c.entry("extensions").or_insert_with(|| json!({})))
+        {
+            extensions.entry(crate::tasks::EXTENSION).or_insert_with(|| json!({}));
+        }
     }
     let mut result = json!({
         "supportedVersions": versions,

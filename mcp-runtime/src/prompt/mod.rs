@@ -42,6 +42,9 @@ pub struct PromptDescriptor {
     pub description: Option<&'static str>,
     /// Icons.
     pub icons: &'static [Icon],
+    /// `_meta` of its definition: a JSON object (`#[mcp_prompt(meta = r#"{...}"#)]`, checked by
+    /// the macro).
+    pub meta: Option<&'static str>,
     /// Its arguments, in order (its injected parameters are not arguments).
     pub arguments: Vec<PromptArgument>,
     /// The server states its parameters need, checked when the server is built.
@@ -66,6 +69,8 @@ impl PromptDescriptor {
             arguments: &'a [PromptArgument],
             #[serde(skip_serializing_if = "<[_]>::is_empty")]
             icons: &'a [Icon],
+            #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+            meta: Option<&'a serde_json::value::RawValue>,
         }
         Wire {
             name: self.name,
@@ -73,6 +78,7 @@ impl PromptDescriptor {
             description: self.description,
             arguments: &self.arguments,
             icons: self.icons,
+            meta: crate::tool::raw_meta(self.meta),
         }
     }
 }

@@ -38,6 +38,17 @@ pub struct GetPromptResult {
     pub description: Option<String>,
     /// The messages.
     pub messages: Vec<PromptMessage>,
+    /// `_meta`: what the result says beyond the protocol (see [`with_meta`](Self::with_meta)).
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+impl GetPromptResult {
+    /// Adds `key` to the result's `_meta` (keys of your own prefix, `com.example/source`).
+    pub fn with_meta(mut self, key: impl Into<String>, value: impl Into<serde_json::Value>) -> Self {
+        self.meta.get_or_insert_default().insert(key.into(), value.into());
+        self
+    }
 }
 
 /// Turns what a prompt function returns into a [`GetPromptResult`].
@@ -59,7 +70,7 @@ impl IntoPromptResult for GetPromptResult {
 
 impl IntoPromptResult for Vec<PromptMessage> {
     fn into_prompt_result(self) -> Result<GetPromptResult, String> {
-        Ok(GetPromptResult { description: None, messages: self })
+        Ok(GetPromptResult { description: None, messages: self, meta: None })
     }
 }
 

@@ -1,5 +1,5 @@
 //! The protocol's wire vocabulary: versions, the method table, the lifecycle messages
-//! (`initialize`), the 2026-07-28 `_meta` keys and the sealed `requestState`.
+//! (`initialize`, `Implementation` and its `Icon`s), the 2026-07-28 `_meta` keys and the sealed `requestState`.
 
 mod meta;
 mod method;
@@ -13,8 +13,10 @@ use crate::jsonrpc::ErrorObject;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// A name and version: the server's `serverInfo`, or the client's `clientInfo`.
+/// A name and version, and what a client may show about it: the server's `serverInfo`, or the
+/// client's `clientInfo`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Implementation {
     /// The program's name.
     pub name: String,
@@ -23,6 +25,53 @@ pub struct Implementation {
     /// A display title.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// What it does, in a sentence or two.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Its website.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub website_url: Option<String>,
+    /// Icons a client may show for it. Only the server's: a client's icons are not kept.
+    #[serde(default, skip_deserializing, skip_serializing_if = "Vec::is_empty")]
+    pub icons: Vec<Icon>,
+}
+
+impl Implementation {
+    /// A name and version, nothing else.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            version: version.into(),
+            title: None,
+            description: None,
+            website_url: None,
+            icons: Vec::new(),
+        }
+    }
+
+    /// The bytes of text it keeps (what a session counts for a client's `clientInfo`).
+    pub(crate) fn text_bytes(&self) -> usize {
+        let optional = |text: &Option<String>| text.as_ref().map_or(0, String::len);
+        self.name.len()
+            + self.version.len()
+            + optional(&self.title)
+            + optional(&self.description)
+            + optional(&self.website_url)
+    }
+}
+
+/// An icon a client may show for a tool, resource, prompt or the server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Icon {
+    /// An `https:` or `data:` URI.
+    pub src: &'static str,
+    /// The MIME type, when the URI does not make it clear.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<&'static str>,
+    /// Sizes such as `48x48` or `any`.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub sizes: &'static [&'static str],
 }
 
 /// A protocol revision this runtime speaks.

@@ -54,6 +54,9 @@ pub struct ResourceDescriptor {
     pub annotations: Option<Annotations>,
     /// Icons.
     pub icons: &'static [Icon],
+    /// `_meta` of its definition: a JSON object (`#[mcp_resource(meta = r#"{...}"#)]`, checked
+    /// by the macro).
+    pub meta: Option<&'static str>,
     /// Whether template variables may hold path-like values: `..` segments, absolute, `~`
     /// and UNC paths, NUL bytes (all refused by default).
     pub allow_dot_segments: bool,
@@ -94,6 +97,8 @@ impl ResourceDescriptor {
             annotations: Option<&'a Annotations>,
             #[serde(skip_serializing_if = "<[_]>::is_empty")]
             icons: &'a [Icon],
+            #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+            meta: Option<&'a serde_json::value::RawValue>,
         }
         Wire {
             uri: (!is_template).then_some(self.uri),
@@ -105,6 +110,7 @@ impl ResourceDescriptor {
             size: if is_template { None } else { self.size },
             annotations: self.annotations.as_ref(),
             icons: self.icons,
+            meta: crate::tool::raw_meta(self.meta),
         }
     }
 }

@@ -10,6 +10,17 @@ use std::fmt::{self, Display};
 pub struct ReadResourceResult {
     /// One or more contents (a folder may return several files, each with its own URI).
     pub contents: Vec<ResourceContents>,
+    /// `_meta`: what the result says beyond the protocol (see [`with_meta`](Self::with_meta)).
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+impl ReadResourceResult {
+    /// Adds `key` to the result's `_meta` (keys of your own prefix, `com.example/etag`).
+    pub fn with_meta(mut self, key: impl Into<String>, value: impl Into<serde_json::Value>) -> Self {
+        self.meta.get_or_insert_default().insert(key.into(), value.into());
+        self
+    }
 }
 
 /// Return this (e.g. as `Err(ResourceNotFound)`) when the resource does not exist: the client
@@ -50,7 +61,7 @@ pub trait IntoReadResult {
 }
 
 fn one(contents: ResourceContents) -> Result<ReadResourceResult, ResourceError> {
-    Ok(ReadResourceResult { contents: vec![contents] })
+    Ok(ReadResourceResult { contents: vec![contents], meta: None })
 }
 
 impl IntoReadResult for String {
@@ -87,7 +98,7 @@ impl IntoReadResult for ResourceContents {
 
 impl IntoReadResult for Vec<ResourceContents> {
     fn into_read_result(self, _: &str, _: Option<&str>) -> Result<ReadResourceResult, ResourceError> {
-        Ok(ReadResourceResult { contents: self })
+        Ok(ReadResourceResult { contents: self, meta: None })
     }
 }
 

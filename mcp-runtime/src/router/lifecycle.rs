@@ -4,10 +4,11 @@ use super::{Reply, parse_params, to_raw};
 use crate::core::ServerCore;
 use crate::jsonrpc::{ErrorObject, code};
 use crate::logging::LoggingLevel;
-use crate::protocol::{InitializeParams, InitializeResult, ProtocolVersion};
+use crate::protocol::{Implementation, InitializeParams, InitializeResult, ProtocolVersion};
 use crate::registry::Registry;
 use crate::session::budget::{OverBudget, members_bytes};
 use crate::session::{ClientState, Session};
+use crate::settings::Settings;
 use crate::tool::TaskSupport;
 use serde::Deserialize;
 use serde_json::json;
@@ -28,10 +29,7 @@ pub(crate) fn initialize(
         return Err(already_initialized());
     }
     // The session keeps what the client says about itself: it counts against its budget.
-    let info_bytes = params
-        .client_info
-        .as_ref()
-        .map_or(0, |info| info.name.len() + info.version.len() + info.title.as_ref().map_or(0, String::len));
+    let info_bytes = params.client_info.as_ref().map_or(0, Implementation::text_bytes);
     let bytes = members_bytes(&params.capabilities) + info_bytes;
     if bytes > MAX_CLIENT_DESCRIPTION {
         return Err(ErrorObject::invalid_params(format!(
@@ -45,7 +43,7 @@ pub(crate) fn initialize(
         return Err(already_initialized());
     }
     let registry = server.catalog.snapshot();
-    let mut capabilities = capabilities(&registry);
+    let mut capabilities = capabilities(&server.settings, &registry);
     // 2025-11-25's experimental tasks, for tools that run as tasks.
     if version >= ProtocolVersion::V2025_11_25 && registry.tools.items().any(|tool| tool.task != TaskSupport::Forbidden)
     {
@@ -64,9 +62,13 @@ fn already_initialized() -> ErrorObject {
     ErrorObject::new(code::INVALID_REQUEST, "Invalid Request: the session is already initialized")
 }
 
-/// Capabilities follow from what is registered: nothing to declare twice.
-pub(crate) fn capabilities(registry: &Registry) -> serde_json::Value {
+/// Capabilities follow from what is registered: nothing to declare twice. The vendor
+/// extensions the server declared (`Server::extension`) go in `extensions`.
+pub(crate) fn capabilities(server: &Settings, registry: &Registry) -> serde_json::Value {
     let mut capabilities = json!({ "logging": {} });
+    if !server.extensions.is_empty() {
+        capabilities["extensions"] = serde_json::Value::Object(server.extensions.clone());
+    }
     if !registry.tools.is_empty() {
         capabilities["tools"] = json!({ "listChanged": true });
     }

@@ -6,6 +6,7 @@ mod handle;
 pub use handle::ServerHandle;
 
 use crate::core::ServerCore;
+use crate::custom::CustomMethods;
 use crate::error::{Error, ErrorKind, Result};
 use crate::prompt::PromptSet;
 use crate::protocol::Implementation;
@@ -42,6 +43,8 @@ use std::time::Duration;
 pub struct Server {
     info: Implementation,
     instructions: Option<String>,
+    extensions: serde_json::Map<String, serde_json::Value>,
+    custom: CustomMethods,
     definitions: Definitions,
     page_size: Option<usize>,
     shutdown_grace: Duration,
@@ -65,8 +68,10 @@ impl Server {
     /// A server with this `serverInfo` name and version.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
         Self {
-            info: Implementation { name: name.into(), version: version.into(), title: None },
+            info: Implementation::new(name, version),
             instructions: None,
+            extensions: serde_json::Map::new(),
+            custom: CustomMethods::default(),
             definitions: Definitions::default(),
             page_size: None,
             shutdown_grace: Duration::from_millis(500),
@@ -115,9 +120,110 @@ impl Server {
         self
     }
 
+    /// What the server does, for `serverInfo.description` (a client may show it).
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.info.description = Some(description.into());
+        self
+    }
+
+    /// The server's website, for `serverInfo.websiteUrl`.
+    pub fn website_url(mut self, url: impl Into<String>) -> Self {
+        self.info.website_url = Some(url.into());
+        self
+    }
+
+    /// Adds an icon to `serverInfo.icons` (an `https:` or `data:` URI; a client may show it).
+    /// 2026-07-28 results repeat `serverInfo` in their `_meta`: prefer a URL to a large
+    /// `data:` URI.
+    ///
+    /// ```
+    /// use mcp_runtime::{Icon, Server};
+    ///
+    /// let server = Server::new("weather", "1.0")
+    ///     .title("Weather")
+    ///     .description("Forecasts and alerts for any city.")
+    ///     .website_url("https://weather.example.com")
+    ///     .icon(Icon { src: "https://weather.example.com/icon.png", mime_type: Some("image/png"), sizes: &["48x48"] });
+    /// # let _ = server;
+    /// ```
+    pub fn icon(mut self, icon: crate::tool::Icon) -> Self {
+        self.info.icons.push(icon);
+        self
+    }
+
     /// Instructions a client may add to the model's prompt.
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
         self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Declares a vendor extension in `capabilities.extensions`, advertised in `initialize` and
+    /// in `server/discover`: `name` is `<prefix>/<name>` (`com.example/search`, a reverse-DNS
+    /// prefix of yours), `settings` a JSON object (`{}` for none). Declaring it again replaces
+    /// its settings. The server refuses to build with a name without a prefix or settings that
+    /// are not an object. Serve the extension's methods with
+    /// [`on_request`](Self::on_request) and [`on_notification`](Self::on_notification).
+    ///
+    /// ```
+    /// use mcp_runtime::Server;
+    ///
+    /// let server = Server::new("search", "1.0").extension("com.example/search", serde_json::json!({"maxResults": 50}));
+    /// # let _ = server;
+    /// ```
+    pub fn extension(mut self, name: impl Into<String>, settings: serde_json::Value) -> Self {
+        self.extensions.insert(name.into(), settings);
+        self
+    }
+
+    /// Answers requests of the vendor method `method` (`com.example/search`...) with `handler`,
+    /// in both eras: it gets the request's `params` (`null` when absent) and the request's
+    /// [`Context`](crate::Context) (progress, logging, cancellation, requests to the client), and
+    /// returns the result, a JSON object, or the error to answer. Before `initialize` a session
+    /// gets -32600 as for any method; a method nobody registered is still -32601. A method the
+    /// runtime answers (`tools/call`...) cannot be registered: the server refuses to build.
+    ///
+    /// ```
+    /// use mcp_runtime::{ErrorObject, Server};
+    /// use serde_json::{Value, json};
+    ///
+    /// let server = Server::new("search", "1.0")
+    ///     .extension("com.example/search", json!({}))
+    ///     .on_request("com.example/search", |params: Value, _ctx| async move {
+    ///         let query = params["query"].as_str().ok_or_else(|| ErrorObject::invalid_params("`query` is missing"))?;
+    ///         Ok(json!({ "hits": [format!("a page about {query}")] }))
+    ///     });
+    /// # let _ = server;
+    /// ```
+    pub fn on_request<F, Fut>(mut self, method: impl Into<String>, handler: F) -> Self
+    where
+        F: Fn(serde_json::Value, crate::Context) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = std::result::Result<serde_json::Value, crate::ErrorObject>> + Send + 'static,
+    {
+        let handler: crate::custom::RequestHandler = Arc::new(move |params, ctx| Box::pin(handler(params, ctx)));
+        self.custom.add_request(method.into(), handler);
+        self
+    }
+
+    /// Runs `handler` for each notification of the vendor method `method`, with its `params`
+    /// (`null` when absent), on a task of its own. Notifications nobody registered are ignored,
+    /// as before; those the runtime handles (`notifications/initialized`...) cannot be
+    /// registered.
+    ///
+    /// ```
+    /// use mcp_runtime::Server;
+    ///
+    /// let server = Server::new("search", "1.0").on_notification("com.example/clicked", |params| async move {
+    ///     tracing::info!(%params, "a result was clicked");
+    /// });
+    /// # let _ = server;
+    /// ```
+    pub fn on_notification<F, Fut>(mut self, method: impl Into<String>, handler: F) -> Self
+    where
+        F: Fn(serde_json::Value) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
+        let handler: crate::custom::NotificationHandler = Arc::new(move |params| Box::pin(handler(params)));
+        self.custom.add_notification(method.into(), handler);
         self
     }
 
@@ -355,6 +461,8 @@ impl Server {
             return Err(Error::new(ErrorKind::Config, "max_message_size must be positive"));
         }
         self.definitions.check_required_state(&self.state)?;
+        check_extensions(&self.extensions)?;
+        self.custom.check()?;
         #[cfg(feature = "redis")]
         if matches!(self.session_store.kind, crate::store::StoreKind::Redis(_)) && self.request_state_key.is_none() {
             let message = "a Redis session store needs `request_state_secret(..)`, the same on every replica, \
@@ -369,6 +477,7 @@ impl Server {
         let settings = Arc::new(Settings {
             info: self.info,
             instructions: self.instructions,
+            extensions: self.extensions,
             shutdown_grace: self.shutdown_grace,
             max_requests_in_flight: self.max_requests_in_flight,
             max_message_size: self.max_message_size,
@@ -384,8 +493,36 @@ impl Server {
             session_store: self.session_store,
         });
         let tasks = crate::tasks::Tasks::new(self.task_ttl, Duration::from_millis(500));
-        Ok(Arc::new(ServerCore { settings, catalog, tasks }))
+        Ok(Arc::new(ServerCore { settings, catalog, tasks, custom: self.custom }))
     }
+}
+
+/// An extension is named `<prefix>/<name>` (the `_meta` key rules, prefix mandatory) and its
+/// settings are an object.
+fn check_extensions(extensions: &serde_json::Map<String, serde_json::Value>) -> Result<()> {
+    for (name, settings) in extensions {
+        let named = name.split_once('/').is_some_and(|(prefix, rest)| {
+            let label = |l: &str| {
+                l.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
+                    && l.bytes().last().is_some_and(|b| b.is_ascii_alphanumeric())
+                    && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            };
+            prefix.split('.').all(label)
+                && !rest.is_empty()
+                && rest.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/'))
+        });
+        if !named {
+            let message = format!(
+                "the extension name `{name}` needs a prefix: `<reverse-DNS prefix>/<name>`, such as `com.example/{name}`"
+            );
+            return Err(Error::new(ErrorKind::Config, message));
+        }
+        if !settings.is_object() {
+            let message = format!("the settings of the extension `{name}` must be a JSON object (`{{}}` for none)");
+            return Err(Error::new(ErrorKind::Config, message));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -38,6 +38,9 @@ pub struct ToolDescriptor {
     pub annotations: ToolAnnotations,
     /// Icons.
     pub icons: &'static [Icon],
+    /// `_meta` of its definition: a JSON object (`#[mcp_tool(meta = r#"{...}"#)]`, checked by
+    /// the macro).
+    pub meta: Option<&'static str>,
     /// Ask the user to confirm (through elicitation) before each call.
     pub confirm: bool,
     /// Callable by name but left out of `tools/list` (e.g. test hooks).
@@ -106,6 +109,8 @@ impl ToolDescriptor {
             /// 2025-11-25's `execution.taskSupport` (left out when forbidden, the default).
             #[serde(skip_serializing_if = "Option::is_none")]
             execution: Option<Value>,
+            #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+            meta: Option<&'a RawValue>,
         }
         let task_support = match self.task {
             TaskSupport::Forbidden => None,
@@ -121,8 +126,14 @@ impl ToolDescriptor {
             annotations: self.annotations,
             icons: self.icons,
             execution: task_support.map(|support| serde_json::json!({ "taskSupport": support })),
+            meta: raw_meta(self.meta),
         }
     }
+}
+
+/// A definition's `_meta`, as the JSON it is (the macros checked that it is an object).
+pub(crate) fn raw_meta(meta: Option<&'static str>) -> Option<&'static RawValue> {
+    meta.and_then(|meta| serde_json::from_str(meta).ok())
 }
 
 /// Deserializes a call's arguments into the generated argument struct; a failure is a tool

@@ -10,8 +10,10 @@ pub(crate) mod schema;
 pub(crate) use confirm::confirm;
 pub use result::{CallToolResult, IntoToolResult, Json};
 
+pub use crate::protocol::Icon;
 pub use descriptor::TaskSupport;
 use descriptor::ToolDescriptor;
+pub(crate) use descriptor::raw_meta;
 use serde::Serialize;
 
 /// Implemented by the hidden item `#[mcp_tool]` puts next to a function (a struct with the
@@ -50,20 +52,6 @@ impl ToolAnnotations {
     pub(crate) fn is_empty(&self) -> bool {
         *self == Self::default()
     }
-}
-
-/// An icon a client may show for a tool, resource, prompt or the server.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Icon {
-    /// An `https:` or `data:` URI.
-    pub src: &'static str,
-    /// The MIME type, when the URI does not make it clear.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<&'static str>,
-    /// Sizes such as `48x48` or `any`.
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    pub sizes: &'static [&'static str],
 }
 
 /// The tools of a server, in the order they were listed; built by `tools![...]`.

@@ -19,6 +19,10 @@ pub struct CallToolResult {
     /// Whether the tool failed. Tool failures are results so the model can see them.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub is_error: bool,
+    /// `_meta`: what the result says beyond the protocol, under keys of your own prefix
+    /// (see [`with_meta`](Self::with_meta)).
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
 }
 
 impl CallToolResult {
@@ -35,6 +39,20 @@ impl CallToolResult {
     /// The first text block, for tests and logs.
     pub fn text(&self) -> Option<&str> {
         self.content.iter().find_map(Content::as_text)
+    }
+
+    /// Adds `key` to the result's `_meta` (keys of your own prefix, `com.example/trace`;
+    /// `io.modelcontextprotocol/` ones are the protocol's).
+    ///
+    /// ```
+    /// use mcp_runtime::{CallToolResult, Content};
+    ///
+    /// let result = CallToolResult::success([Content::text("42")]).with_meta("com.example/took-ms", 3);
+    /// assert_eq!(result.meta.unwrap()["com.example/took-ms"], 3);
+    /// ```
+    pub fn with_meta(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.meta.get_or_insert_default().insert(key.into(), value.into());
+        self
     }
 }
 
@@ -138,6 +156,7 @@ impl<T: Serialize + schemars::JsonSchema> IntoToolResult for Json<T> {
             content: vec![Content::text(value.to_string())],
             structured_content: Some(value),
             is_error: false,
+            meta: None,
         }
     }
 

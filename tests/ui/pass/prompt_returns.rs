@@ -25,7 +25,7 @@ async fn messages(topic: String) -> Vec<PromptMessage> {
 
 #[mcp_prompt]
 fn result(topic: String) -> GetPromptResult {
-    GetPromptResult { description: Some("about a topic".into()), messages: vec![PromptMessage::user(topic)] }
+    GetPromptResult { description: Some("about a topic".into()), messages: vec![PromptMessage::user(topic)], meta: None }
 }
 
 #[mcp_prompt]

@@ -40,7 +40,7 @@ fn several() -> Vec<ResourceContents> {
 
 #[mcp_resource(uri = "r://result")]
 async fn result() -> ReadResourceResult {
-    ReadResourceResult { contents: vec![ResourceContents::text("r://result", "text/plain", "text")] }
+    ReadResourceResult { contents: vec![ResourceContents::text("r://result", "text/plain", "text")], meta: None }
 }
 
 #[mcp_resource(uri = "r://maybe/{name}")]

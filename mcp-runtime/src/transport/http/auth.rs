@@ -6,7 +6,7 @@ use super::body::{self, Answer};
 use super::code;
 use crate::auth::{AuthConfig, AuthInfo, scopes};
 use crate::jsonrpc::{self, ErrorObject, RequestId};
-use hyper::header::{ALLOW, AUTHORIZATION, CACHE_CONTROL, HeaderValue, WWW_AUTHENTICATE};
+use hyper::header::{ALLOW, AUTHORIZATION, CACHE_CONTROL, HeaderValue, VARY, WWW_AUTHENTICATE};
 use hyper::http::request::Parts;
 use hyper::{Method, StatusCode};
 use std::sync::Arc;
@@ -59,10 +59,15 @@ impl Guard {
         Self { config: config.clone(), resource, metadata_url, metadata_paths, metadata }
     }
 
+    /// Whether the metadata is served at `path`.
+    pub fn is_metadata_path(&self, path: &str) -> bool {
+        self.metadata_paths.iter().any(|p| p == path)
+    }
+
     /// The answer for a request to a metadata path, served without authentication; `None` for
     /// any other path.
     pub fn metadata(&self, method: &Method, path: &str) -> Option<Answer> {
-        if !self.metadata_paths.iter().any(|p| p == path) {
+        if !self.is_metadata_path(path) {
             return None;
         }
         if method != Method::GET && method != Method::HEAD {
@@ -73,6 +78,8 @@ impl Guard {
         }
         let mut answer = body::json(StatusCode::OK, self.metadata.clone());
         answer.headers_mut().insert(CACHE_CONTROL, HeaderValue::from_static("max-age=3600"));
+        // Cached, and read by browser apps: a cache must not give one origin's copy to another.
+        answer.headers_mut().insert(VARY, HeaderValue::from_static("Origin"));
         Some(answer)
     }
 

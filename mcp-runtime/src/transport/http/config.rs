@@ -1,5 +1,5 @@
-//! [`HttpConfig`]: the endpoint path, the Origin/Host allow-lists, and the session and stream
-//! limits of the Streamable HTTP transport.
+//! [`HttpConfig`]: the endpoint path, the Origin/Host allow-lists (the origins allowed are
+//! also those CORS answers), and the session and stream limits of the Streamable HTTP transport.
 
 use std::time::Duration;
 
@@ -105,13 +105,23 @@ impl HttpConfig {
     /// Also serves browser requests from `origin`, e.g. `https://app.example.com` (scheme, host
     /// and port as the browser sends them). Requests with any other `Origin` get 403; requests
     /// without one (not from a browser) are not affected.
+    ///
+    /// Every allowed origin (the loopback ones included) also gets CORS answers, so a web app
+    /// served from it can use the endpoint with `fetch`: preflights (`OPTIONS`) are answered
+    /// without a token, with the endpoint's methods and the protocol's request headers (and the
+    /// `Mcp-Param-*` headers a preflight asks for), and every answer, errors included, carries
+    /// `Access-Control-Allow-Origin` and exposes `Mcp-Session-Id`, `MCP-Protocol-Version` and
+    /// `WWW-Authenticate`. Credentials (cookies) are not allowed: a browser app sends its
+    /// token in `Authorization`.
     pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
         let origin = origin.into().trim_end_matches('/').to_ascii_lowercase();
         self.origins.extra.push(origin);
         self
     }
 
-    /// Serves requests whatever their `Origin` header.
+    /// Serves requests whatever their `Origin` header, and gives every origin CORS answers
+    /// (see [`allow_origin`](Self::allow_origin)): for a public server whose every request
+    /// needs a token ([`auth`](Self::auth)), never for one on localhost without it.
     pub fn allow_any_origin(mut self) -> Self {
         self.origins.any = true;
         self

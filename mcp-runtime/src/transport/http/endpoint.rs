@@ -10,7 +10,7 @@ use super::policy::Route;
 use super::service::Inner;
 use super::session::HttpSession;
 use super::sessions::{self, Client, Refused};
-use super::{code, security, sse, stateless};
+use super::{code, cors, security, sse, stateless};
 use crate::clip::clip;
 use crate::engine::{Received, encode_rejected};
 use crate::jsonrpc;
@@ -35,10 +35,46 @@ impl Inner {
     {
         let (parts, body) = request.into_parts();
         let config = &self.config;
-        if let Err(refusal) = security::check(&config.hosts, &config.origins, &parts.uri, &parts.headers) {
-            tracing::warn!(host = ?parts.headers.get(hyper::header::HOST), origin = ?parts.headers.get(hyper::header::ORIGIN), "{}", refusal.message);
-            return body::error(refusal.status, code::BAD_REQUEST, refusal.message);
+        let origin = match security::check(&config.hosts, &config.origins, &parts.uri, &parts.headers) {
+            Ok(origin) => origin,
+            Err(refusal) => {
+                tracing::warn!(host = ?parts.headers.get(hyper::header::HOST), origin = ?parts.headers.get(hyper::header::ORIGIN), "{}", refusal.message);
+                return body::error(refusal.status, code::BAD_REQUEST, refusal.message);
+            }
+        };
+        // Without an `Origin` (not a browser page), CORS costs this one test.
+        let Some(origin) = origin else { return self.respond(parts, body, peer).await };
+        if cors::is_preflight(&parts.method, &parts.headers) && self.serves_path(parts.uri.path()) {
+            return cors::preflight(origin, &parts.headers);
         }
+        let mut answer = self.respond(parts, body, peer).await;
+        cors::expose(&mut answer, origin);
+        answer
+    }
+
+    /// Whether `path` is the endpoint's, or (feature `auth`) one the metadata is served at.
+    fn serves_path(&self, path: &str) -> bool {
+        #[cfg(feature = "auth")]
+        if self.guard.as_ref().is_some_and(|guard| guard.is_metadata_path(path)) {
+            return true;
+        }
+        path == self.config.path
+    }
+
+    /// Serves a request that passed the Host and Origin checks: the metadata (feature `auth`),
+    /// else the endpoint, once the caller is authenticated.
+    async fn respond<B>(
+        self: Arc<Self>,
+        parts: hyper::http::request::Parts,
+        body: B,
+        peer: Option<SocketAddr>,
+    ) -> Answer
+    where
+        B: Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let config = &self.config;
         #[cfg(feature = "auth")]
         if let Some(answer) = self.guard.as_ref().and_then(|guard| guard.metadata(&parts.method, parts.uri.path())) {
             return answer;

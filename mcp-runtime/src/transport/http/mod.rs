@@ -21,6 +21,7 @@
 //! | `stateless.rs` | 2026-07-28 `POST`s: no session, the status of an error answer |
 //! | `config.rs` | [`HttpConfig`] |
 //! | `security.rs` | the Origin/Host allow-lists (DNS-rebinding protection) |
+//! | `cors.rs` | CORS for the allowed origins: preflights, the headers a page may read |
 //! | `replicas/` | several replicas sharing sessions through Redis (feature `redis`): records, streams, the bus between replicas |
 //! | `sessions.rs` | the session table: ids, the caps (in all, per client), the handshake and idle timeouts |
 //! | `session.rs` | one session: its engine connection and its streams |
@@ -33,6 +34,7 @@
 mod auth;
 mod body;
 mod config;
+mod cors;
 mod endpoint;
 mod headers;
 mod media;

@@ -21,8 +21,14 @@ const ORIGIN_NOT_ALLOWED: Refusal =
 
 /// Checks the request's host (its URI authority, else the `Host` header) and, when present,
 /// its `Origin`. Two `Host` headers are a 400 (RFC 9112 §3.2) and two `Origin` headers a 403,
-/// whatever the allow-lists: which one counts would be a guess.
-pub(super) fn check(hosts: &AllowList, origins: &AllowList, uri: &Uri, headers: &HeaderMap) -> Result<(), Refusal> {
+/// whatever the allow-lists: which one counts would be a guess. Passed, the request's
+/// `Origin`, if it has one: an allowed origin, which CORS (`cors.rs`) lets read the answer.
+pub(super) fn check(
+    hosts: &AllowList,
+    origins: &AllowList,
+    uri: &Uri,
+    headers: &HeaderMap,
+) -> Result<Option<HeaderValue>, Refusal> {
     let host = only(headers, HOST)
         .map_err(|()| Refusal { status: StatusCode::BAD_REQUEST, message: "Bad Request: more than one Host header" })?;
     let origin = only(headers, ORIGIN)
@@ -39,7 +45,7 @@ pub(super) fn check(hosts: &AllowList, origins: &AllowList, uri: &Uri, headers: 
     {
         return Err(ORIGIN_NOT_ALLOWED);
     }
-    Ok(())
+    Ok(origin.cloned())
 }
 
 /// The one value of header `name`, `None` without one; `Err` for two or more.
