@@ -458,8 +458,9 @@ impl Inner {
         }
     }
 
-    /// Reads a session again if another replica changed it since this one last did (on
-    /// failure it stays stale, for the next request to retry).
+    /// Reads a session again if another replica changed it since this one last did, or notes
+    /// may have been lost; while Redis is unreachable, the copy held here serves and stays
+    /// stale, for the next request to retry.
     #[cfg(feature = "redis")]
     async fn refresh_if_stale(
         &self,
@@ -480,9 +481,11 @@ impl Inner {
                 Ok(())
             }
             Ok((None, _)) => Ok(()), // ended elsewhere: its `Ended` note follows
+            // The copy held here serves meanwhile (what Redis holds may be newer: it is read
+            // again once Redis answers).
             Err(super::replicas::Unavailable) => {
                 replicated.mark_stale();
-                Err(Failure::store_unavailable())
+                Ok(())
             }
         }
     }

@@ -173,6 +173,14 @@ impl super::replicas::LocalSessions for Inner {
         }
     }
 
+    fn mark_all_stale(&self) {
+        for session in self.sessions.all() {
+            if let Some(replicated) = session.replicated() {
+                replicated.mark_stale();
+            }
+        }
+    }
+
     fn catalog_changed(&self, change: crate::registry::Change) {
         self.core.catalog.announce_remote(change);
     }

@@ -251,6 +251,12 @@ impl Sessions {
         lock(&self.table).sessions.len()
     }
 
+    /// Every session held, for a store that must revisit them all.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub fn all(&self) -> Vec<Arc<HttpSession>> {
+        lock(&self.table).sessions.values().map(|entry| Arc::clone(&entry.session)).collect()
+    }
+
     /// Refuses new sessions and hands over the open ones, for shutdown.
     pub fn close(&self) -> Vec<Arc<HttpSession>> {
         self.closed.store(true, Ordering::Release);

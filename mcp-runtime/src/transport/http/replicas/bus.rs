@@ -116,6 +116,15 @@ pub(super) async fn listen(replicas: Weak<Replicas>, mut pushes: mpsc::Unbounded
     }
     while let Some(push) = pushes.recv().await {
         let Some(store) = replicas.upgrade() else { return };
+        if push.kind == PushKind::Disconnection {
+            // Notes published while the connection was down are lost: every session held here
+            // may have changed elsewhere meanwhile, so each reads its record again on its next
+            // request.
+            if let Some(local) = store.local() {
+                local.mark_all_stale();
+            }
+            continue;
+        }
         if push.kind != PushKind::Message {
             continue;
         }

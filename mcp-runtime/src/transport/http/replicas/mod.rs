@@ -68,6 +68,9 @@ pub(super) trait LocalSessions: Send + Sync {
     fn end(&self, session: &str);
     /// Another replica changed `session`: its next request here reads it again first.
     fn mark_stale(&self, session: &str);
+    /// Notes may have been lost (the connection to Redis dropped): every session held here
+    /// reads its record again on its next request.
+    fn mark_all_stale(&self);
     /// Another replica changed what the server offers.
     fn catalog_changed(&self, change: Change);
     /// A client's `tasks/update` or `tasks/cancel`, for a task this replica runs.
