@@ -37,6 +37,8 @@ pub(crate) struct Request<'a> {
     pub target: Option<Cow<'a, str>>,
     /// `params.arguments`, raw: a tool's arguments (parsed by the tool), a prompt's.
     pub arguments: Option<&'a RawValue>,
+    /// `params.task`, raw: a 2025-11-25 client asking for a task-augmented call.
+    pub task: Option<&'a RawValue>,
     /// `params._meta`, raw.
     pub meta: Option<&'a RawValue>,
     /// `_meta`, parsed, when it names a protocol version: the request is stateless.
@@ -86,6 +88,8 @@ struct Members<'a> {
     task_id: Option<&'a RawValue>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    task: Option<&'a RawValue>,
     #[serde(borrow, default, rename = "_meta")]
     meta: Option<&'a RawValue>,
 }
@@ -108,7 +112,7 @@ fn request<'a>(id: RequestId, name: Cow<'a, str>, params: Option<&'a RawValue>) 
     let method = Method::parse(&name);
     let reject = |id: RequestId, error: ErrorObject| Rejected { id: Some(id), error };
     let members = match params {
-        None => Members { name: None, uri: None, task_id: None, arguments: None, meta: None },
+        None => Members { name: None, uri: None, task_id: None, arguments: None, task: None, meta: None },
         Some(params) => match serde_json::from_str::<Members<'a>>(params.get()) {
             Ok(members) => members,
             Err(err) => return Err(reject(id, invalid_params(&err))),
@@ -131,7 +135,17 @@ fn request<'a>(id: RequestId, name: Cow<'a, str>, params: Option<&'a RawValue>) 
             Err(_) => return Err(reject(id, ErrorObject::invalid_params("Invalid params: `_meta` must be an object"))),
         },
     };
-    Ok(Request { id, name, method, params, target, arguments: members.arguments, meta: members.meta, stateless_meta })
+    Ok(Request {
+        id,
+        name,
+        method,
+        params,
+        target,
+        arguments: members.arguments,
+        task: members.task,
+        meta: members.meta,
+        stateless_meta,
+    })
 }
 
 /// A member that must be a string, borrowed unless it holds escapes.

@@ -211,6 +211,9 @@ pub(crate) struct Registry {
     /// no call's headers and looks up no tool for it.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub has_param_headers: bool,
+    /// Whether any tool runs only as a task: if none does, a 2025-11-25 call without `task`
+    /// looks up no tool for it.
+    pub has_required_tasks: bool,
     /// The argument checks of the tools whose input schema constrains more than its types
     /// (feature `validation`), by tool name.
     #[cfg(feature = "validation")]
@@ -302,6 +305,7 @@ impl Catalog {
             prompts: Listing::build(Vec::new(), "prompts", "prompt", page_size)?,
             page_size,
             has_param_headers: false,
+            has_required_tasks: false,
             #[cfg(feature = "validation")]
             argument_checks: Default::default(),
         };
@@ -381,6 +385,7 @@ fn apply(base: &Registry, edit: Edit<'_>, page_size: usize) -> Result<Registry, 
     match_order.sort_by_key(|&i| std::cmp::Reverse(templates.item(i).template.specificity()));
     let tools = base.tools.with(tools, remove_tools, "tools", "tool", page_size)?;
     let has_param_headers = tools.items().any(|tool| !tool.param_headers.is_empty());
+    let has_required_tasks = tools.items().any(|tool| tool.task == crate::tool::TaskSupport::Required);
     #[cfg(feature = "validation")]
     let argument_checks = tools
         .items()
@@ -397,6 +402,7 @@ fn apply(base: &Registry, edit: Edit<'_>, page_size: usize) -> Result<Registry, 
         prompts: base.prompts.with(prompts, remove_prompts, "prompts", "prompt", page_size)?,
         page_size,
         has_param_headers,
+        has_required_tasks,
         #[cfg(feature = "validation")]
         argument_checks,
     })

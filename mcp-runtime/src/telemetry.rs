@@ -24,7 +24,8 @@ use tracing::field::Empty;
 /// One request's span, and what its duration metric needs.
 pub(crate) struct Trace {
     span: Span,
-    metric: Option<Metric>,
+    /// Boxed: most servers record no metric, and the trace rides in every request's context.
+    metric: Option<Box<Metric>>,
 }
 
 struct Metric {
@@ -60,13 +61,15 @@ impl Trace {
             error.type = Empty,
             rpc.response.status_code = Empty,
         );
-        let metric = tracing::enabled!(target: "mcp_runtime::metrics", tracing::Level::INFO).then(|| Metric {
-            started: Instant::now(),
-            method: method.to_owned(),
-            tool: request
-                .method
-                .filter(|m| *m == Method::ToolsCall)
-                .and_then(|_| request.target.as_deref().map(str::to_owned)),
+        let metric = tracing::enabled!(target: "mcp_runtime::metrics", tracing::Level::INFO).then(|| {
+            Box::new(Metric {
+                started: Instant::now(),
+                method: method.to_owned(),
+                tool: request
+                    .method
+                    .filter(|m| *m == Method::ToolsCall)
+                    .and_then(|_| request.target.as_deref().map(str::to_owned)),
+            })
         });
         if span.is_disabled() {
             return Self { span, metric };

@@ -442,24 +442,18 @@ impl Connection {
         if version < crate::protocol::ProtocolVersion::V2025_11_25 {
             return None; // no tasks before 2025-11-25: a `task` param means nothing
         }
-        let registry = self.core.catalog.snapshot();
-        let tool = registry.tools.get(request.target.as_deref()?)?;
         let answer = |error| Some(Received::Answer(encode_answer(&request.id, Err(error))));
-        #[derive(Deserialize)]
-        struct Asked {
-            #[serde(default)]
-            task: Option<Value>,
-        }
-        let asked = match request.params.map(|raw| serde_json::from_str::<Asked>(raw.get())) {
+        // Read from the one decode of the message: a plain call costs no lookup here.
+        let ttl = match request.task.map(|raw| serde_json::from_str::<Value>(raw.get())) {
             None => None,
-            Some(Ok(asked)) => asked.task,
-            Some(Err(_)) => return None, // the router reports a malformed call
-        };
-        let ttl = match &asked {
-            None => None,
-            Some(Value::Object(task)) => Some(task.get("ttl").and_then(Value::as_u64)),
+            Some(Ok(Value::Object(task))) => Some(task.get("ttl").and_then(Value::as_u64)),
             Some(_) => return answer(ErrorObject::invalid_params("Invalid params: `task` must be an object")),
         };
+        let registry = self.core.catalog.snapshot();
+        if ttl.is_none() && !registry.has_required_tasks {
+            return None;
+        }
+        let tool = registry.tools.get(request.target.as_deref()?)?;
         match (tool.task, ttl) {
             (TaskSupport::Forbidden, Some(_)) => answer(ErrorObject::new(
                 code::METHOD_NOT_FOUND,
