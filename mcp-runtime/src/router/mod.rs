@@ -186,10 +186,10 @@ pub(crate) fn route<'a>(
     let Some(method) = request.method else { return Reply::method_not_found(&request.name).into() };
     match method {
         Method::ToolsList => match cursor(params) {
-            Ok(cursor) => tools::list(registry, cursor.as_deref()).into(),
+            Ok(cursor) => tools::list(registry, session, cursor.as_deref()).into(),
             Err(error) => Route::Reply(Err(error)),
         },
-        Method::ToolsCall => tools::call(registry, request),
+        Method::ToolsCall => tools::call(registry, session, request),
         Method::ResourcesList => resources::list(registry, params),
         Method::ResourcesTemplatesList => match cursor(params) {
             Ok(cursor) => page(registry.templates.page(cursor.as_deref())),

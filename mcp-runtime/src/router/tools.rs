@@ -11,17 +11,42 @@ use serde_json::value::RawValue;
 
 /// A `tools/list` page; with feature `auth`, without the tools the HTTP caller's token lacks
 /// the scopes for.
-pub(crate) fn list<'a>(registry: &'a Registry, cursor: Option<&str>) -> Result<Reply<'a>, ErrorObject> {
+pub(crate) fn list<'a>(
+    registry: &'a Registry,
+    session: &crate::session::Session,
+    cursor: Option<&str>,
+) -> Result<Reply<'a>, ErrorObject> {
     let page = registry.tools.page(cursor)?;
     #[cfg(feature = "auth")]
-    if let Some(filtered) = crate::auth::scopes::visible_tools(registry, page) {
-        return Ok(Reply::Value(filtered));
+    let page = match crate::auth::scopes::visible_tools(registry, page) {
+        Some(filtered) => return Ok(Reply::Value(without_hidden(filtered, session))),
+        None => page,
+    };
+    let hidden = session.hidden_tools();
+    if hidden.is_empty() {
+        return Ok(Reply::Shared(page));
     }
-    Ok(Reply::Shared(page))
+    let page: serde_json::Value = serde_json::from_str(page.get())
+        .map_err(|e| ErrorObject::new(crate::jsonrpc::code::INTERNAL_ERROR, e.to_string()))?;
+    Ok(Reply::Value(without_hidden(page, session)))
 }
 
-pub(crate) fn call<'a>(registry: &'a Registry, request: &Request<'a>) -> Route<'a> {
+/// A list page without the tools hidden from this session (`Context::hide_tools`).
+fn without_hidden(mut page: serde_json::Value, session: &crate::session::Session) -> serde_json::Value {
+    if let Some(tools) = page.get_mut("tools").and_then(serde_json::Value::as_array_mut) {
+        tools.retain(|tool| {
+            !tool.get("name").and_then(serde_json::Value::as_str).is_some_and(|n| session.is_tool_hidden(n))
+        });
+    }
+    page
+}
+
+pub(crate) fn call<'a>(registry: &'a Registry, session: &crate::session::Session, request: &Request<'a>) -> Route<'a> {
     let call = request.required_target().and_then(|name| {
+        // A tool hidden from this session is as unknown to it as one never offered.
+        if session.is_tool_hidden(name) {
+            return Err(ErrorObject::invalid_params(format!("Unknown tool: {}", clip(name))));
+        }
         // The tool the caller's scopes were checked against (`transport/http/policy.rs`): the
         // same decoded name, looked up the same way.
         let tool = registry

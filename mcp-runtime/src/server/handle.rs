@@ -76,6 +76,42 @@ impl ServerHandle {
 }
 
 impl Context {
+    /// Hides tools from this client's session only (others still see them): they leave its
+    /// `tools/list`, and a call of one is answered as for an unknown tool. The client is told
+    /// with `notifications/tools/list_changed`, sent to this session alone. For a stateless
+    /// (2026-07-28) request, which has no session, it does nothing.
+    ///
+    /// ```no_run
+    /// # use mcp_runtime::prelude::*;
+    /// /// Enters the read-only mode: the tools that write are no longer offered here.
+    /// #[mcp_tool]
+    /// async fn read_only_mode(ctx: Context) -> &'static str {
+    ///     ctx.hide_tools(&["write_file", "delete_file"]).await;
+    ///     "read-only"
+    /// }
+    /// ```
+    pub async fn hide_tools(&self, names: &[&str]) {
+        let session = self.session();
+        if !self.is_stateless() && session.hide_tools(names) {
+            self.tools_changed_here().await;
+        }
+    }
+
+    /// Shows tools hidden with [`hide_tools`](Self::hide_tools) again, to this session.
+    pub async fn show_tools(&self, names: &[&str]) {
+        let session = self.session();
+        if !self.is_stateless() && session.show_tools(names) {
+            self.tools_changed_here().await;
+        }
+    }
+
+    async fn tools_changed_here(&self) {
+        let session = self.session();
+        if session.is_initialized() {
+            session.notify(&session.unsolicited, "notifications/tools/list_changed", &serde_json::json!({})).await;
+        }
+    }
+
     /// A handle to change what the server offers (add or remove tools...).
     pub fn server(&self) -> ServerHandle {
         // Registered by the builder in every server's state.

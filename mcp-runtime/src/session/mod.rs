@@ -61,6 +61,10 @@ pub(crate) struct Session {
     pub state: SessionValues,
     /// Resource URIs the client subscribed to.
     subscriptions: Mutex<HashSet<String>>,
+    /// Tools hidden from this session alone (`Context::hide_tools`): not listed, not callable.
+    hidden_tools: Mutex<HashSet<String>>,
+    /// Whether `hidden_tools` is not empty.
+    hides_tools: AtomicBool,
     stream_closer: OnceLock<StreamCloser>,
     /// The transport's id of the session (HTTP's `Mcp-Session-Id`) and its kind (`pipe`,
     /// `tcp`), for traces.
@@ -96,6 +100,8 @@ impl Session {
             roots: Mutex::new((0, None)),
             state: SessionValues::default(),
             subscriptions: Mutex::default(),
+            hidden_tools: Mutex::default(),
+            hides_tools: AtomicBool::new(false),
             stream_closer: OnceLock::new(),
             revision: AtomicU64::new(0),
             transport: OnceLock::new(),
@@ -188,6 +194,47 @@ impl Session {
             self.changed();
         }
         Ok(())
+    }
+
+    /// Hides tools from this session (`true`: the visible list changed).
+    pub fn hide_tools(&self, names: &[&str]) -> bool {
+        let mut hidden = lock(&self.hidden_tools);
+        let before = hidden.len();
+        hidden.extend(names.iter().map(|name| (*name).to_owned()));
+        let changed = hidden.len() != before;
+        self.hides_tools.store(!hidden.is_empty(), Ordering::Release);
+        drop(hidden);
+        if changed {
+            self.changed();
+        }
+        changed
+    }
+
+    /// Shows tools hidden from this session again (`true`: the visible list changed).
+    pub fn show_tools(&self, names: &[&str]) -> bool {
+        let mut hidden = lock(&self.hidden_tools);
+        let before = hidden.len();
+        hidden.retain(|name| !names.contains(&name.as_str()));
+        let changed = hidden.len() != before;
+        self.hides_tools.store(!hidden.is_empty(), Ordering::Release);
+        drop(hidden);
+        if changed {
+            self.changed();
+        }
+        changed
+    }
+
+    /// The tools hidden from this session (none, for almost every session).
+    pub fn hidden_tools(&self) -> Vec<String> {
+        if !self.hides_tools.load(Ordering::Acquire) {
+            return Vec::new();
+        }
+        lock(&self.hidden_tools).iter().cloned().collect()
+    }
+
+    pub fn is_tool_hidden(&self, name: &str) -> bool {
+        // Checked on every call: a session that never hid a tool takes no lock.
+        self.hides_tools.load(Ordering::Acquire) && lock(&self.hidden_tools).contains(name)
     }
 
     pub fn is_subscribed(&self, uri: &str) -> bool {

@@ -20,6 +20,9 @@ pub(in super::super) struct SessionRecord {
     log_level: LoggingLevel,
     /// Read by the store's fan-out script too (resource updates go to subscribers only).
     subscriptions: Vec<String>,
+    /// Tools hidden from this session (`Context::hide_tools`).
+    #[serde(default)]
+    hidden_tools: Vec<String>,
     #[cfg(feature = "auth")]
     #[serde(default)]
     owner: Option<crate::auth::SessionOwner>,
@@ -36,6 +39,7 @@ impl SessionRecord {
             initialized: session.is_initialized(),
             log_level: session.log_level(),
             subscriptions: session.subscriptions(),
+            hidden_tools: session.hidden_tools(),
             #[cfg(feature = "auth")]
             owner: owner.cloned(),
         })
@@ -57,6 +61,10 @@ impl SessionRecord {
                 let _ = session.set_subscribed(&uri, false);
             }
         }
+        let shown: Vec<String> =
+            session.hidden_tools().into_iter().filter(|t| !self.hidden_tools.contains(t)).collect();
+        session.show_tools(&shown.iter().map(String::as_str).collect::<Vec<_>>());
+        session.hide_tools(&self.hidden_tools.iter().map(String::as_str).collect::<Vec<_>>());
         for uri in &self.subscriptions {
             // Over this replica's budget: the subscription is dropped here, and logged.
             if session.set_subscribed(uri, true).is_err() {
