@@ -71,29 +71,27 @@ def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Server]:
 # ------------------------------------------------------------------ 2026-07-28: the extension
 
 
-class TaskHandle(types.Result):
+class ExtensionTask(types.Result):
+    """The extension's ``Task``: the fields every shape of a task carries."""
+
+    task_id: str
+    status: types.TaskStatus
+    status_message: str | None = None
+    created_at: str
+    last_updated_at: str
+    ttl_ms: int | None
+    poll_interval_ms: int | None = None
+
+
+class TaskHandle(ExtensionTask):
     """The extension's ``CreateTaskResult``: what ``tools/call`` answers once the call is a task."""
 
     result_type: Literal["task"] = "task"
-    task_id: str
-    status: types.TaskStatus
-    status_message: str | None = None
-    created_at: str
-    last_updated_at: str
-    ttl_ms: int | None
-    poll_interval_ms: int | None = None
 
 
-class DetailedTask(types.Result):
+class DetailedTask(ExtensionTask):
     """The extension's ``GetTaskResult``: the task, with its outcome or the input it waits for."""
 
-    task_id: str
-    status: types.TaskStatus
-    status_message: str | None = None
-    created_at: str
-    last_updated_at: str
-    ttl_ms: int | None
-    poll_interval_ms: int | None = None
     input_requests: types.InputRequests | None = None
     result: dict[str, Any] | None = None
     error: types.ErrorData | None = None
