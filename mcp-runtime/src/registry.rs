@@ -211,8 +211,10 @@ pub(crate) struct Registry {
     /// no call's headers and looks up no tool for it.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub has_param_headers: bool,
-    /// Whether any tool runs only as a task: if none does, a 2025-11-25 call without `task`
-    /// looks up no tool for it.
+    /// Whether any tool runs as a task (the tasks capability and extension are advertised), and
+    /// whether any runs only as one: if none does, a call that asks for no task looks up no tool
+    /// for it.
+    pub has_task_tools: bool,
     pub has_required_tasks: bool,
     /// The argument checks of the tools whose input schema constrains more than its types
     /// (feature `validation`), by tool name.
@@ -244,6 +246,18 @@ pub(crate) enum Change {
     Resources,
     Prompts,
     ResourceUpdated(Arc<str>),
+}
+
+impl Change {
+    /// The notification that tells a client of this change: its method and params.
+    pub fn notification(&self) -> (&'static str, serde_json::Value) {
+        match self {
+            Self::Tools => ("notifications/tools/list_changed", serde_json::json!({})),
+            Self::Resources => ("notifications/resources/list_changed", serde_json::json!({})),
+            Self::Prompts => ("notifications/prompts/list_changed", serde_json::json!({})),
+            Self::ResourceUpdated(uri) => ("notifications/resources/updated", serde_json::json!({ "uri": &**uri })),
+        }
+    }
 }
 
 /// Everything registered, before it is indexed.
@@ -305,6 +319,7 @@ impl Catalog {
             prompts: Listing::build(Vec::new(), "prompts", "prompt", page_size)?,
             page_size,
             has_param_headers: false,
+            has_task_tools: false,
             has_required_tasks: false,
             #[cfg(feature = "validation")]
             argument_checks: Default::default(),
@@ -385,6 +400,7 @@ fn apply(base: &Registry, edit: Edit<'_>, page_size: usize) -> Result<Registry, 
     match_order.sort_by_key(|&i| std::cmp::Reverse(templates.item(i).template.specificity()));
     let tools = base.tools.with(tools, remove_tools, "tools", "tool", page_size)?;
     let has_param_headers = tools.items().any(|tool| !tool.param_headers.is_empty());
+    let has_task_tools = tools.items().any(|tool| tool.task != crate::tool::TaskSupport::Forbidden);
     let has_required_tasks = tools.items().any(|tool| tool.task == crate::tool::TaskSupport::Required);
     #[cfg(feature = "validation")]
     let argument_checks = tools
@@ -402,6 +418,7 @@ fn apply(base: &Registry, edit: Edit<'_>, page_size: usize) -> Result<Registry, 
         prompts: base.prompts.with(prompts, remove_prompts, "prompts", "prompt", page_size)?,
         page_size,
         has_param_headers,
+        has_task_tools,
         has_required_tasks,
         #[cfg(feature = "validation")]
         argument_checks,

@@ -25,7 +25,6 @@ use crate::session::{Refusal, Session};
 use crate::telemetry::Trace;
 use first_poll::FirstPolls;
 use serde::Deserialize;
-use serde_json::json;
 use serde_json::value::RawValue;
 use stateless::Step;
 use std::future::Future as _;
@@ -217,7 +216,7 @@ impl Connection {
             Some(_) if session.client().is_none() => Err(not_initialized()),
             Some(method @ (Method::TasksGet | Method::TasksCancel | Method::TasksResult)) => {
                 let params = request.params.and_then(|raw| serde_json::from_str(raw.get()).ok());
-                match tasks::session_route(Arc::clone(&self.core), method, params) {
+                match tasks::route(Arc::clone(&self.core), method, params, tasks::Era::Session) {
                     Route::Reply(reply) => return Received::Answer(encode_answer(&request.id, reply)),
                     Route::Spawn(task) => return self.run_handler(request.id, task, sink, None, trace.take()),
                 }
@@ -456,19 +455,13 @@ async fn announce_changes(session: Arc<Session>, mut changes: tokio::sync::broad
         if !session.is_initialized() {
             continue;
         }
-        match change {
-            Change::Tools => session.notify(&session.unsolicited, "notifications/tools/list_changed", &json!({})).await,
-            Change::Resources => {
-                session.notify(&session.unsolicited, "notifications/resources/list_changed", &json!({})).await
-            }
-            Change::Prompts => {
-                session.notify(&session.unsolicited, "notifications/prompts/list_changed", &json!({})).await
-            }
-            Change::ResourceUpdated(uri) if session.is_subscribed(&uri) => {
-                session.notify(&session.unsolicited, "notifications/resources/updated", &json!({ "uri": &*uri })).await
-            }
-            Change::ResourceUpdated(_) => {}
+        if let Change::ResourceUpdated(uri) = &change
+            && !session.is_subscribed(uri)
+        {
+            continue;
         }
+        let (method, params) = change.notification();
+        session.notify(&session.unsolicited, method, &params).await;
     }
 }
 

@@ -68,24 +68,18 @@ impl Connection {
             }
             return answer(Reply::method_not_found(&request.name));
         };
-        let envelope: Envelope = match router::parse_params(request.params) {
-            Ok(envelope) => envelope,
-            Err(error) => return answer(Err(error)),
-        };
-        let meta = match RequestMeta::parse(request.stateless_meta.as_ref()) {
-            Ok(meta) => meta,
-            Err(error) => return answer(Err(error)),
-        };
         let settings = &self.core.settings;
         let target = request.target.as_deref().unwrap_or_default().to_owned();
-        let answers = match gather_answers(settings, &envelope, method.name(), &target) {
-            Ok(answers) => answers,
+        let (envelope, meta, answers) = match read_envelope(settings, &request, method.name(), &target) {
+            Ok(read) => read,
             Err(error) => return answer(Err(error)),
         };
         let registry = self.core.catalog.snapshot();
         let declares_tasks = super::tasks::declares_extension(&meta.capabilities);
         let task_support = match method {
-            Method::ToolsCall => registry.tools.get(&target).map_or(TaskSupport::Forbidden, |tool| tool.task),
+            Method::ToolsCall if registry.has_task_tools => {
+                registry.tools.get(&target).map_or(TaskSupport::Forbidden, |tool| tool.task)
+            }
             _ => TaskSupport::Forbidden,
         };
         if task_support == TaskSupport::Required && !declares_tasks {
@@ -106,7 +100,7 @@ impl Connection {
             }
             Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
                 let params = request.params.and_then(|raw| serde_json::from_str(raw.get()).ok());
-                super::tasks::route(Arc::clone(&self.core), method, params)
+                super::tasks::route(Arc::clone(&self.core), method, params, super::tasks::Era::Extension)
             }
             Method::SubscriptionsListen => {
                 let wanted = envelope.notifications.unwrap_or_default();
@@ -143,17 +137,9 @@ impl Connection {
     ) -> Received {
         let id = request.id.clone();
         let answer = |reply| Received::Answer(encode_answer(&id, reply));
-        let envelope: Envelope = match router::parse_params(request.params) {
-            Ok(envelope) => envelope,
-            Err(error) => return answer(Err(error)),
-        };
-        let meta = match RequestMeta::parse(request.stateless_meta.as_ref()) {
-            Ok(meta) => meta,
-            Err(error) => return answer(Err(error)),
-        };
         let method = request.name.clone().into_owned();
-        let answers = match gather_answers(&self.core.settings, &envelope, &method, "") {
-            Ok(answers) => answers,
+        let (_, meta, answers) = match read_envelope(&self.core.settings, &request, &method, "") {
+            Ok(read) => read,
             Err(error) => return answer(Err(error)),
         };
         let call = StatelessCall {
@@ -166,6 +152,21 @@ impl Connection {
         };
         self.run_handler(request.id, task, sink, Some(call), trace.take())
     }
+}
+
+/// What every stateless request reads before it runs: the members of its params this module
+/// reads, its `_meta` (checked), and the answers its retry brings (`method` and `target` bind a
+/// sealed `requestState`).
+fn read_envelope(
+    server: &Settings,
+    request: &Request<'_>,
+    method: &str,
+    target: &str,
+) -> Result<(Envelope, RequestMeta, Map<String, Value>), ErrorObject> {
+    let envelope: Envelope = router::parse_params(request.params)?;
+    let meta = RequestMeta::parse(request.stateless_meta.as_ref())?;
+    let answers = gather_answers(server, &envelope, method, target)?;
+    Ok((envelope, meta, answers))
 }
 
 #[cfg(feature = "auth")]
@@ -304,7 +305,7 @@ fn merge_into(json: &str, extras: Map<String, Value>) -> Outcome {
 fn discover(server: &Settings, registry: &crate::registry::Registry) -> Result<Reply<'static>, ErrorObject> {
     let versions: Vec<&str> = ProtocolVersion::STATELESS.iter().map(|v| v.as_str()).collect();
     let mut capabilities = router::capabilities(server, registry);
-    if registry.tools.items().any(|tool| tool.task != TaskSupport::Forbidden) {
+    if registry.has_task_tools {
         // Beside the server's own extensions (whose settings win, should it declare this one).
         if let Some(Value::Object(extensions)) =
             capabilities.as_object_mut().map(|c| c.entry("extensions").or_insert_with(|| json!({})))
@@ -384,15 +385,16 @@ fn listen(
                     Err(RecvError::Lagged(_)) => continue,
                     Err(RecvError::Closed) => break,
                 };
-                let (method, mut params) = match change {
-                    Change::Tools if tools => ("notifications/tools/list_changed", json!({})),
-                    Change::Prompts if prompts => ("notifications/prompts/list_changed", json!({})),
-                    Change::Resources if resources => ("notifications/resources/list_changed", json!({})),
-                    Change::ResourceUpdated(uri) if uris.iter().any(|u| **u == *uri) => {
-                        ("notifications/resources/updated", json!({ "uri": &*uri }))
-                    }
-                    _ => continue,
+                let wanted = match &change {
+                    Change::Tools => tools,
+                    Change::Prompts => prompts,
+                    Change::Resources => resources,
+                    Change::ResourceUpdated(uri) => uris.iter().any(|u| **u == **uri),
                 };
+                if !wanted {
+                    continue;
+                }
+                let (method, mut params) = change.notification();
                 params["_meta"] = subscription.clone();
                 notify(sink, method, params).await;
             }

@@ -281,21 +281,61 @@ fn finish(task: &mut TaskRecord, outcome: std::thread::Result<Outcome>, flavor: 
     }
 }
 
-/// `tasks/get`, `tasks/update` or `tasks/cancel`, for a client that declared the extension.
+/// The era a task method is called in: it decides the method's answer.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Era {
+    /// The tasks extension (2026-07-28): `tasks/get`, `tasks/update`, `tasks/cancel`.
+    Extension,
+    /// A 2025-11-25 session: `tasks/get`, `tasks/cancel`, `tasks/result`.
+    Session,
+}
+
+/// A task method: the task is read (its lease checked) once, then answered as `era` says.
 pub(super) fn route(
-    tasks_of: Arc<crate::core::ServerCore>,
-    method: crate::protocol::Method,
+    core: Arc<crate::core::ServerCore>,
+    method: Method,
     params: Option<Value>,
+    era: Era,
 ) -> Route<'static> {
     Route::Spawn(Task {
         meta: None,
         on_panic: PanicAnswer::InternalError,
         run: Handler::waiting(move |_| async move {
-            let tasks = &tasks_of.tasks;
-            match method {
-                Method::TasksGet => get(tasks, params).await,
-                Method::TasksUpdate => update(tasks, params).await,
-                _ => cancel(tasks, params).await,
+            let tasks = &core.tasks;
+            let params = parse(params)?;
+            let responses = match (method, params.input_responses) {
+                (Method::TasksUpdate, Some(Value::Object(responses))) => Some(responses),
+                (Method::TasksUpdate, _) => {
+                    return Err(ErrorObject::invalid_params("Invalid params: `inputResponses` must be an object"));
+                }
+                _ => None,
+            };
+            let (mut stored, store) = current(tasks, &params.task_id).await?;
+            let terminal = stored.task.status.is_terminal();
+            match (era, method) {
+                (Era::Extension, Method::TasksGet) => router::to_raw(&stored.task),
+                (Era::Extension, _) => {
+                    // Acknowledged alike whether the task still runs or ended already.
+                    if !terminal {
+                        let signal = responses.map_or(Signal::Cancel, Signal::Input);
+                        deliver(tasks, &*store, &stored, signal).await?;
+                    }
+                    router::to_raw(&json!({}))
+                }
+                (Era::Session, Method::TasksGet) => router::to_raw(&session_wire(&stored.task)),
+                (Era::Session, Method::TasksCancel) => {
+                    if terminal {
+                        let status = serde_json::to_value(stored.task.status).unwrap_or_default();
+                        return Err(ErrorObject::invalid_params(format!(
+                            "Cannot cancel task: it is already {}",
+                            status.as_str().unwrap_or("over")
+                        )));
+                    }
+                    deliver(tasks, &*store, &stored, Signal::Cancel).await?;
+                    stored.task.set(Status::Cancelled, Some("Cancelled by the client".into()));
+                    router::to_raw(&session_wire(&stored.task))
+                }
+                (Era::Session, _) => result(tasks, stored).await,
             }
         }),
     })
@@ -339,67 +379,6 @@ async fn current(tasks: &Tasks, id: &str) -> Result<(StoredTask, Arc<dyn TaskSto
         let _ = store.put(&stored, tasks.ttl).await;
     }
     Ok((stored, store))
-}
-
-async fn get(tasks: &Tasks, params: Option<Value>) -> Outcome {
-    let params = parse(params)?;
-    let (stored, _) = current(tasks, &params.task_id).await?;
-    router::to_raw(&stored.task)
-}
-
-async fn update(tasks: &Tasks, params: Option<Value>) -> Outcome {
-    let params = parse(params)?;
-    let responses = match params.input_responses {
-        Some(Value::Object(responses)) => responses,
-        _ => return Err(ErrorObject::invalid_params("Invalid params: `inputResponses` must be an object")),
-    };
-    let (stored, store) = current(tasks, &params.task_id).await?;
-    if !stored.task.status.is_terminal() {
-        deliver(tasks, &*store, &stored, Signal::Input(responses)).await?;
-    }
-    router::to_raw(&json!({}))
-}
-
-async fn cancel(tasks: &Tasks, params: Option<Value>) -> Outcome {
-    let params = parse(params)?;
-    let (stored, store) = current(tasks, &params.task_id).await?;
-    if !stored.task.status.is_terminal() {
-        deliver(tasks, &*store, &stored, Signal::Cancel).await?;
-    }
-    router::to_raw(&json!({}))
-}
-
-/// `tasks/get`, `tasks/cancel` or `tasks/result` in a 2025-11-25 session.
-pub(super) fn session_route(
-    core: Arc<crate::core::ServerCore>,
-    method: Method,
-    params: Option<Value>,
-) -> Route<'static> {
-    Route::Spawn(Task {
-        meta: None,
-        on_panic: PanicAnswer::InternalError,
-        run: Handler::waiting(move |_| async move {
-            let tasks = &core.tasks;
-            let params = parse(params)?;
-            let (mut stored, store) = current(tasks, &params.task_id).await?;
-            match method {
-                Method::TasksGet => router::to_raw(&session_wire(&stored.task)),
-                Method::TasksCancel => {
-                    if stored.task.status.is_terminal() {
-                        let status = serde_json::to_value(stored.task.status).unwrap_or_default();
-                        return Err(ErrorObject::invalid_params(format!(
-                            "Cannot cancel task: it is already {}",
-                            status.as_str().unwrap_or("over")
-                        )));
-                    }
-                    deliver(tasks, &*store, &stored, Signal::Cancel).await?;
-                    stored.task.set(Status::Cancelled, Some("Cancelled by the client".into()));
-                    router::to_raw(&session_wire(&stored.task))
-                }
-                _ => result(tasks, stored).await,
-            }
-        }),
-    })
 }
 
 /// `tasks/result`: waits for the task's end, then its result (with the related-task `_meta`)

@@ -9,7 +9,6 @@ use crate::registry::Registry;
 use crate::session::budget::{OverBudget, members_bytes};
 use crate::session::{ClientState, Session};
 use crate::settings::Settings;
-use crate::tool::TaskSupport;
 use serde::Deserialize;
 use serde_json::json;
 use serde_json::value::RawValue;
@@ -45,8 +44,7 @@ pub(crate) fn initialize(
     let registry = server.catalog.snapshot();
     let mut capabilities = capabilities(&server.settings, &registry);
     // 2025-11-25's experimental tasks, for tools that run as tasks.
-    if version >= ProtocolVersion::V2025_11_25 && registry.tools.items().any(|tool| tool.task != TaskSupport::Forbidden)
-    {
+    if version >= ProtocolVersion::V2025_11_25 && registry.has_task_tools {
         capabilities["tasks"] = json!({ "cancel": {}, "requests": { "tools": { "call": {} } } });
     }
     let result = InitializeResult {

@@ -108,7 +108,8 @@ impl Context {
     async fn tools_changed_here(&self) {
         let session = self.session();
         if session.is_initialized() {
-            session.notify(&session.unsolicited, "notifications/tools/list_changed", &serde_json::json!({})).await;
+            let (method, params) = crate::registry::Change::Tools.notification();
+            session.notify(&session.unsolicited, method, &params).await;
         }
     }
 

@@ -198,23 +198,19 @@ impl Session {
 
     /// Hides tools from this session (`true`: the visible list changed).
     pub fn hide_tools(&self, names: &[&str]) -> bool {
-        let mut hidden = lock(&self.hidden_tools);
-        let before = hidden.len();
-        hidden.extend(names.iter().map(|name| (*name).to_owned()));
-        let changed = hidden.len() != before;
-        self.hides_tools.store(!hidden.is_empty(), Ordering::Release);
-        drop(hidden);
-        if changed {
-            self.changed();
-        }
-        changed
+        self.edit_hidden_tools(|hidden| hidden.extend(names.iter().map(|name| (*name).to_owned())))
     }
 
     /// Shows tools hidden from this session again (`true`: the visible list changed).
     pub fn show_tools(&self, names: &[&str]) -> bool {
+        self.edit_hidden_tools(|hidden| hidden.retain(|name| !names.contains(&name.as_str())))
+    }
+
+    /// Applies `edit` to the hidden tools; whether it changed them (a change to save).
+    fn edit_hidden_tools(&self, edit: impl FnOnce(&mut HashSet<String>)) -> bool {
         let mut hidden = lock(&self.hidden_tools);
         let before = hidden.len();
-        hidden.retain(|name| !names.contains(&name.as_str()));
+        edit(&mut hidden);
         let changed = hidden.len() != before;
         self.hides_tools.store(!hidden.is_empty(), Ordering::Release);
         drop(hidden);

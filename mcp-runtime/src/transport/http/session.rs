@@ -108,11 +108,7 @@ impl HttpSession {
     pub fn new(id: String, core: Arc<ServerCore>, settings: StreamSettings) -> Arc<Self> {
         let (unsolicited, mut messages) = mpsc::channel::<Outgoing>(SINK_QUEUE);
         let connection = Connection::new(core, unsolicited);
-        connection.set_transport(Some(id.clone()), "tcp");
-        let budget = Arc::clone(connection.budget());
-        let standalone = Arc::new(EventStream::new(STANDALONE, settings.clone(), Arc::clone(&budget)));
-        let table = Table { next_id: STANDALONE + 1, ..Table::default() };
-        let streams = Arc::new(Streams { settings, budget, standalone, table: Mutex::new(table) });
+        let streams = Streams::of(&connection, settings);
         let standalone = Arc::clone(&streams.standalone);
         tokio::spawn(async move {
             while let Some(message) = messages.recv().await {
@@ -121,6 +117,37 @@ impl HttpSession {
         });
         let closer = Arc::clone(&streams);
         connection.set_stream_closer(Box::new(move |sink| closer.close_connection_of(sink)));
+        Self::assemble(
+            id,
+            connection,
+            streams,
+            #[cfg(feature = "redis")]
+            None,
+        )
+    }
+
+    /// A session whose streams and record live in the Redis `store`, shared with the other
+    /// replicas of the server; must run inside the tokio runtime.
+    #[cfg(feature = "redis")]
+    pub fn new_replicated(id: String, core: Arc<ServerCore>, store: &Arc<Replicas>) -> Arc<Self> {
+        let (unsolicited, messages) = mpsc::channel::<Outgoing>(SINK_QUEUE);
+        let connection = Connection::replicated(core, unsolicited, store.first_request_id());
+        // Its streams are in the store: the local ones stay empty (no pump feeds them).
+        let streams = Streams::of(&connection, store.settings.clone());
+        let replicated = Replicated::new(Arc::clone(store), &id, messages);
+        let closer = Arc::clone(&replicated);
+        connection.set_stream_closer(Box::new(move |sink| closer.close_connection_of(sink)));
+        Self::assemble(id, connection, streams, Some(replicated))
+    }
+
+    /// What both kinds of session are made of, once their streams are set up.
+    fn assemble(
+        id: String,
+        connection: Connection,
+        streams: Arc<Streams>,
+        #[cfg(feature = "redis")] replicated: Option<Arc<Replicated>>,
+    ) -> Arc<Self> {
+        connection.set_transport(Some(id.clone()), "tcp");
         Arc::new(Self {
             id,
             connection,
@@ -130,34 +157,7 @@ impl HttpSession {
             #[cfg(feature = "auth")]
             owner: std::sync::OnceLock::new(),
             #[cfg(feature = "redis")]
-            replicated: None,
-        })
-    }
-
-    /// A session whose streams and record live in the Redis `store`, shared with the other
-    /// replicas of the server; must run inside the tokio runtime.
-    #[cfg(feature = "redis")]
-    pub fn new_replicated(id: String, core: Arc<ServerCore>, store: &Arc<Replicas>) -> Arc<Self> {
-        let settings = store.settings.clone();
-        let (unsolicited, messages) = mpsc::channel::<Outgoing>(SINK_QUEUE);
-        let connection = Connection::replicated(core, unsolicited, store.first_request_id());
-        connection.set_transport(Some(id.clone()), "tcp");
-        let budget = Arc::clone(connection.budget());
-        let standalone = Arc::new(EventStream::new(STANDALONE, settings.clone(), Arc::clone(&budget)));
-        let table = Table { next_id: STANDALONE + 1, ..Table::default() };
-        let streams = Arc::new(Streams { settings, budget, standalone, table: Mutex::new(table) });
-        let replicated = Replicated::new(Arc::clone(store), &id, messages);
-        let closer = Arc::clone(&replicated);
-        connection.set_stream_closer(Box::new(move |sink| closer.close_connection_of(sink)));
-        Arc::new(Self {
-            id,
-            connection,
-            streams,
-            spare_sinks: Mutex::new(Vec::new()),
-            last_active: Mutex::new(Instant::now()),
-            #[cfg(feature = "auth")]
-            owner: std::sync::OnceLock::new(),
-            replicated: Some(replicated),
+            replicated,
         })
     }
 
@@ -341,6 +341,14 @@ impl LocalPump {
 }
 
 impl Streams {
+    /// The streams of `connection`'s session: its `GET` stream, and room for the others.
+    fn of(connection: &Connection, settings: StreamSettings) -> Arc<Self> {
+        let budget = Arc::clone(connection.budget());
+        let standalone = Arc::new(EventStream::new(STANDALONE, settings.clone(), Arc::clone(&budget)));
+        let table = Table { next_id: STANDALONE + 1, ..Table::default() };
+        Arc::new(Self { settings, budget, standalone, table: Mutex::new(table) })
+    }
+
     fn any_reader(&self) -> bool {
         self.standalone.has_reader() || lock(&self.table).streams.values().any(|(s, _)| s.has_reader())
     }

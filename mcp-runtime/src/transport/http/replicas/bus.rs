@@ -59,22 +59,6 @@ impl CatalogChange {
             Self::ResourceUpdated(uri) => Change::ResourceUpdated(uri.into()),
         }
     }
-
-    /// The notification a session gets, and the URI it must be subscribed to (if any).
-    fn notification(&self) -> (Vec<u8>, Option<&str>) {
-        let empty = serde_json::json!({});
-        match self {
-            Self::Tools => (crate::jsonrpc::encode_notification("notifications/tools/list_changed", &empty), None),
-            Self::Resources => {
-                (crate::jsonrpc::encode_notification("notifications/resources/list_changed", &empty), None)
-            }
-            Self::Prompts => (crate::jsonrpc::encode_notification("notifications/prompts/list_changed", &empty), None),
-            Self::ResourceUpdated(uri) => {
-                let params = serde_json::json!({ "uri": uri });
-                (crate::jsonrpc::encode_notification("notifications/resources/updated", &params), Some(uri))
-            }
-        }
-    }
 }
 
 impl Note {
@@ -174,11 +158,16 @@ pub(super) async fn relay_changes(replicas: Weak<Replicas>, mut changes: broadca
             Err(broadcast::error::RecvError::Closed) => return,
         };
         let Some(store) = replicas.upgrade() else { return };
-        let change = CatalogChange::of(&change);
-        let (notification, uri) = change.notification();
+        // The notification a session gets, and the URI it must be subscribed to (if any).
+        let (method, params) = change.notification();
+        let notification = crate::jsonrpc::encode_notification(method, &params);
+        let uri = match &change {
+            Change::ResourceUpdated(uri) => Some(&**uri),
+            _ => None,
+        };
         if store.fan_out(&notification, uri).await.is_err() {
             tracing::warn!("a list change was not written to the sessions' streams: the store is unreachable");
         }
-        let _ = store.publish(Note::Catalog { change }).await;
+        let _ = store.publish(Note::Catalog { change: CatalogChange::of(&change) }).await;
     }
 }
