@@ -1,6 +1,7 @@
 //! [`ServerCore`]: what every connection of a built server shares.
 
 use crate::custom::CustomMethods;
+use crate::middleware::Middlewares;
 use crate::registry::Catalog;
 use crate::settings::Settings;
 use crate::tasks::Tasks;
@@ -14,4 +15,6 @@ pub(crate) struct ServerCore {
     pub tasks: Tasks,
     /// Vendor methods (`Server::on_request`, `Server::on_notification`).
     pub custom: CustomMethods,
+    /// The layers around every request (`Server::middleware`), outermost first.
+    pub middleware: Middlewares,
 }

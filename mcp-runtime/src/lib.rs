@@ -38,6 +38,7 @@ mod error;
 mod jsonrpc;
 pub mod logging;
 mod message;
+pub mod middleware;
 mod param;
 mod prompt;
 mod protocol;

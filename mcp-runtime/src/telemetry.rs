@@ -14,18 +14,22 @@
 //! `Span::none()` and the clock is not read.
 
 use crate::message::Request;
+use crate::middleware::Watch;
 use crate::protocol::Method;
 use crate::session::Session;
 use crate::session::outgoing::{Kind, Outgoing};
+use std::sync::Arc;
 use std::time::Instant;
 use tracing::Span;
 use tracing::field::Empty;
 
-/// One request's span, and what its duration metric needs.
+/// One request's span, what its duration metric needs, and the middleware watching it: what
+/// rides with a request to its answer.
 pub(crate) struct Trace {
     span: Span,
     /// Boxed: most servers record no metric, and the trace rides in every request's context.
     metric: Option<Box<Metric>>,
+    watch: Option<Arc<Watch>>,
 }
 
 struct Metric {
@@ -37,7 +41,13 @@ struct Metric {
 impl Trace {
     /// No trace (a handler started by the runtime itself).
     pub fn none() -> Self {
-        Self { span: Span::none(), metric: None }
+        Self { span: Span::none(), metric: None, watch: None }
+    }
+
+    /// The same trace, shown to `watch` when it finishes.
+    pub fn watched_by(mut self, watch: Option<Arc<Watch>>) -> Self {
+        self.watch = watch;
+        self
     }
 
     /// The trace of `request`, on `session` (`transport`: `pipe` or `tcp`).
@@ -72,7 +82,7 @@ impl Trace {
             })
         });
         if span.is_disabled() {
-            return Self { span, metric };
+            return Self { span, metric, watch: None };
         }
         let target = request.target.as_deref();
         let name = match (request.method, target) {
@@ -106,7 +116,7 @@ impl Trace {
         }
         #[cfg(feature = "otel")]
         parent_on_client(&span, request);
-        Self { span, metric }
+        Self { span, metric, watch: None }
     }
 
     pub fn span(&self) -> &Span {
@@ -115,10 +125,13 @@ impl Trace {
 
     /// Records how the request ended: its error code, or a tool's error result.
     pub fn finish(&self, answer: &Outgoing) {
+        if let Some(watch) = &self.watch {
+            watch.finish(Some(answer));
+        }
         let error = match answer.kind {
             Kind::Error(code) => Some(code.to_string()),
             // A tool that failed answers with a result: still a failure for whoever watches.
-            Kind::Result if (!self.span.is_disabled() || self.metric.is_some()) && is_tool_error(&answer.bytes) => {
+            Kind::Result if (!self.span.is_disabled() || self.metric.is_some()) && answer.is_tool_error() => {
                 Some("tool_error".to_owned())
             }
             _ => None,
@@ -144,21 +157,6 @@ impl Trace {
             );
         }
     }
-}
-
-/// Whether an answer is a tool's error result (`"isError":true` at its top level).
-fn is_tool_error(bytes: &[u8]) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Answer {
-        result: Flag,
-    }
-    #[derive(serde::Deserialize)]
-    struct Flag {
-        #[serde(default, rename = "isError")]
-        is_error: bool,
-    }
-    memchr::memmem::find(bytes, b"\"isError\":true").is_some()
-        && serde_json::from_slice::<Answer>(bytes).is_ok_and(|answer| answer.result.is_error)
 }
 
 /// Parents `span` on the W3C trace context in the request's `_meta` (`traceparent`,

@@ -17,6 +17,7 @@ use crate::context::{CURRENT, Context};
 use crate::core::ServerCore;
 use crate::jsonrpc::{self, ErrorObject, Rejected, RequestId, code};
 use crate::message::{self, Message, Request};
+use crate::middleware::Passage;
 use crate::protocol::Method;
 use crate::registry::Change;
 use crate::router::{self, PanicAnswer, Reply, Route, Task};
@@ -183,6 +184,21 @@ impl Connection {
         let stateless = self.stateless_only || request.is_stateless();
         let mut trace = Some(Trace::start(&request, &self.session, stateless));
         let span = trace.as_ref().map(|trace| trace.span().clone()).unwrap_or_else(tracing::Span::none);
+        let mut watch = None;
+        if !self.core.middleware.is_empty() {
+            match span.in_scope(|| self.core.middleware.pass(&request, &self.session, stateless)) {
+                Passage::Through(watched) => watch = watched,
+                Passage::Answered(reply, watched) => {
+                    let reply = reply.map(|result| Reply::Value(self.early_result(result, stateless)));
+                    let answer = encode_answer(&request.id, reply);
+                    if let Some(trace) = trace.take() {
+                        trace.watched_by(watched).finish(&answer);
+                    }
+                    return Received::Answer(answer);
+                }
+            }
+            trace = trace.map(|trace| trace.watched_by(watch.clone()));
+        }
         let received = span.in_scope(|| {
             if stateless {
                 self.on_stateless_request(request, sink, &mut trace)
@@ -190,10 +206,34 @@ impl Connection {
                 self.on_session_request(request, sink, &mut trace)
             }
         });
-        if let (Some(trace), Received::Answer(answer)) = (&trace, &received) {
-            trace.finish(answer);
+        if let Received::Answer(answer) = &received {
+            // Whoever holds the trace now (a handler that answered at once) finished it; a
+            // watch left here finishes with the answer, once.
+            if let Some(trace) = &trace {
+                trace.finish(answer);
+            }
+            if let Some(watch) = &watch {
+                watch.finish(Some(answer));
+            }
         }
         received
+    }
+
+    /// A middleware's early result, shaped as its era wants: a stateless result says it is
+    /// complete and names the server, as a handler's would.
+    fn early_result(&self, result: serde_json::Value, stateless: bool) -> serde_json::Value {
+        match result {
+            serde_json::Value::Object(mut members) if stateless => {
+                members.entry("resultType").or_insert_with(|| "complete".into());
+                let meta = members.entry("_meta").or_insert_with(|| serde_json::Value::Object(Default::default()));
+                if let serde_json::Value::Object(meta) = meta {
+                    meta.entry(crate::protocol::meta_key::SERVER_INFO)
+                        .or_insert_with(|| serde_json::json!(&self.core.settings.info));
+                }
+                serde_json::Value::Object(members)
+            }
+            result => result,
+        }
     }
 
     fn on_session_request(&self, request: Request<'_>, sink: &Sink, trace: &mut Option<Trace>) -> Received {

@@ -150,6 +150,7 @@ impl Connection {
                 Err(_) => Err(ErrorObject::new(code::INTERNAL_ERROR, "Internal error: the task store is unreachable")),
             };
             let answer = encode_answer(&id, reply.map(Reply::Serialized));
+            ctx.finish_trace(&answer); // the call's answer is the task's handle
             match sink.reserve().await {
                 Ok(permit) => {
                     session.finish_then(&id, || permit.send(answer));

@@ -14,10 +14,10 @@ use tracing_subscriber::util::SubscriberInitExt as _;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ClientLogLayer;
 
-/// The runtime's own telemetry (request spans, the duration metric's events): for tracing and
-/// metrics layers, never for the client's log.
+/// The runtime's own telemetry (request spans, the duration metric's events) and the audit log
+/// (other callers' arguments): for the operator's layers, never for the client's log.
 fn is_telemetry(metadata: &tracing::Metadata<'_>) -> bool {
-    matches!(metadata.target(), "mcp_runtime::request" | "mcp_runtime::metrics")
+    matches!(metadata.target(), "mcp_runtime::request" | "mcp_runtime::metrics" | "mcp_runtime::audit")
 }
 
 impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for ClientLogLayer {

@@ -45,6 +45,7 @@ pub struct Server {
     instructions: Option<String>,
     extensions: serde_json::Map<String, serde_json::Value>,
     custom: CustomMethods,
+    middleware: Vec<Arc<dyn crate::middleware::Middleware>>,
     definitions: Definitions,
     page_size: Option<usize>,
     shutdown_grace: Duration,
@@ -72,6 +73,7 @@ impl Server {
             instructions: None,
             extensions: serde_json::Map::new(),
             custom: CustomMethods::default(),
+            middleware: Vec::new(),
             definitions: Definitions::default(),
             page_size: None,
             shutdown_grace: Duration::from_millis(500),
@@ -224,6 +226,23 @@ impl Server {
     {
         let handler: crate::custom::NotificationHandler = Arc::new(move |params| Box::pin(handler(params)));
         self.custom.add_notification(method.into(), handler);
+        self
+    }
+
+    /// Adds a layer around every request (see [`middleware`](crate::middleware)): it sees each
+    /// request before it is handled, may answer it early, and may watch its response. Layers
+    /// run in the order they were added; the first one added is the outermost. A server
+    /// without any pays one emptiness test per request.
+    ///
+    /// ```
+    /// use mcp_runtime::middleware::AuditLog;
+    /// use mcp_runtime::Server;
+    ///
+    /// let server = Server::new("audited", "1.0").middleware(AuditLog::new());
+    /// # let _ = server;
+    /// ```
+    pub fn middleware(mut self, middleware: impl crate::middleware::Middleware) -> Self {
+        self.middleware.push(Arc::new(middleware));
         self
     }
 
@@ -493,7 +512,8 @@ impl Server {
             session_store: self.session_store,
         });
         let tasks = crate::tasks::Tasks::new(self.task_ttl, Duration::from_millis(500));
-        Ok(Arc::new(ServerCore { settings, catalog, tasks, custom: self.custom }))
+        let middleware = crate::middleware::Middlewares::new(self.middleware);
+        Ok(Arc::new(ServerCore { settings, catalog, tasks, custom: self.custom, middleware }))
     }
 }
 

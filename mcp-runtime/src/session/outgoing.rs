@@ -31,6 +31,21 @@ impl Outgoing {
     pub fn is_response(&self) -> bool {
         self.kind != Kind::Message
     }
+
+    /// Whether it is a tool's error result (`"isError":true` at its top level).
+    pub fn is_tool_error(&self) -> bool {
+        #[derive(serde::Deserialize)]
+        struct Answer {
+            result: Flag,
+        }
+        #[derive(serde::Deserialize)]
+        struct Flag {
+            #[serde(default, rename = "isError")]
+            is_error: bool,
+        }
+        memchr::memmem::find(&self.bytes, b"\"isError\":true").is_some()
+            && serde_json::from_slice::<Answer>(&self.bytes).is_ok_and(|answer| answer.result.is_error)
+    }
 }
 
 /// Where messages for one request (its response, progress, logs, requests to the client) go.

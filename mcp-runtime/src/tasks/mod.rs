@@ -5,7 +5,7 @@
 //! (`engine/tasks.rs`).
 
 mod memory;
-mod time;
+pub(crate) mod time;
 
 pub(crate) use memory::MemoryTasks;
 

@@ -1,0 +1,360 @@
+//! Middleware: layers around every request that see it, may answer it early and watch its
+//! response, in the order they were added; the audit log and (feature `rate-limit`) the rate
+//! limit built on them, over the in-process client and over real HTTP sessions.
+
+use mcp_runtime::middleware::{AuditLog, AuditOutcome, AuditRecord, Middleware, RequestInfo, Verdict};
+use mcp_runtime::prelude::*;
+use mcp_runtime::testing::TestClient;
+use mcp_tests::{HttpClient, spec_2025_11_25, spec_2026_07_28};
+use serde_json::{Value, json};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+static SECRET_CALLS: AtomicUsize = AtomicUsize::new(0);
+
+/// Echoes its text.
+#[mcp_tool]
+fn echo(text: String) -> String {
+    text
+}
+
+/// Counts its calls; a middleware keeps it from running.
+#[mcp_tool]
+fn secret() -> String {
+    SECRET_CALLS.fetch_add(1, Ordering::SeqCst);
+    "the secret".to_owned()
+}
+
+/// Logs a user in.
+#[mcp_tool]
+fn login(user: String, password: String) -> String {
+    format!("{user} logged in with {} characters", password.len())
+}
+
+/// Fails as a tool.
+#[mcp_tool]
+fn refuse() -> Result<String, String> {
+    Err("refused".to_owned())
+}
+
+/// Never answers unless cancelled.
+#[mcp_tool]
+async fn wait_forever() -> String {
+    std::future::pending::<()>().await;
+    unreachable!()
+}
+
+type Log = Arc<Mutex<Vec<String>>>;
+
+/// Writes what it sees, named.
+struct Recorder(&'static str, Log);
+
+impl Middleware for Recorder {
+    fn on_request(&self, request: &RequestInfo<'_>) -> Verdict {
+        let (name, log) = (self.0, &self.1);
+        log.lock().unwrap().push(format!("{name} saw {} {}", request.method(), request.target().unwrap_or("-")));
+        let log = Arc::clone(log);
+        Verdict::watch(move |response| {
+            let how = match response.error_code() {
+                Some(code) => format!("error {code}"),
+                None if response.is_tool_error() => "tool error".to_owned(),
+                None => "ok".to_owned(),
+            };
+            log.lock().unwrap().push(format!("{name} watched {how}"));
+        })
+    }
+}
+
+/// Answers calls of `secret` itself: with an error, or with a tool's error result.
+struct Gate {
+    as_result: bool,
+}
+
+impl Middleware for Gate {
+    fn on_request(&self, request: &RequestInfo<'_>) -> Verdict {
+        if request.method() != "tools/call" || request.target() != Some("secret") {
+            return Verdict::Continue;
+        }
+        if self.as_result {
+            Verdict::Answer(Ok(json!({"content": [{"type": "text", "text": "not for you"}], "isError": true})))
+        } else {
+            Verdict::error(mcp_runtime::ErrorObject::new(-32001, "the gate is closed"))
+        }
+    }
+}
+
+fn take(log: &Log) -> Vec<String> {
+    std::mem::take(&mut *log.lock().unwrap())
+}
+
+#[tokio::test]
+async fn layers_see_requests_in_order_watch_in_reverse_and_may_answer_early() {
+    let log = Log::default();
+    let server = server!()
+        .tools(tools![echo, secret])
+        .middleware(Recorder("outer", Arc::clone(&log)))
+        .middleware(Gate { as_result: false })
+        .middleware(Recorder("inner", Arc::clone(&log)));
+    let client = TestClient::connect(server).await;
+    take(&log); // initialize
+
+    assert_eq!(client.call_tool("echo", json!({"text": "hi"})).await.unwrap().text(), Some("hi"));
+    assert_eq!(
+        take(&log),
+        ["outer saw tools/call echo", "inner saw tools/call echo", "inner watched ok", "outer watched ok"]
+    );
+
+    // The gate answers: the handler never runs, the layer inside the gate never sees the
+    // request, the one outside sees the gate's answer.
+    let before = SECRET_CALLS.load(Ordering::SeqCst);
+    let refused = client.request("tools/call", json!({"name": "secret", "arguments": {}})).await.unwrap_err();
+    assert_eq!((refused.code, refused.message.as_str()), (-32001, "the gate is closed"));
+    assert_eq!(SECRET_CALLS.load(Ordering::SeqCst), before, "the tool did not run");
+    assert_eq!(take(&log), ["outer saw tools/call secret", "outer watched error -32001"]);
+
+    // Every request passes through, not only tool calls; unknown tools are the handler's error.
+    client.request("tools/list", json!({})).await.unwrap();
+    assert_eq!(
+        take(&log),
+        ["outer saw tools/list -", "inner saw tools/list -", "inner watched ok", "outer watched ok"]
+    );
+    let unknown = client.request("tools/call", json!({"name": "nope", "arguments": {}})).await.unwrap_err();
+    assert_eq!(unknown.code, -32602);
+    assert_eq!(take(&log)[3], "outer watched error -32602");
+    spec_2025_11_25().assert_all_valid(&client.transcript());
+}
+
+#[tokio::test]
+async fn an_early_result_is_shaped_for_each_era() {
+    let server = || server!().tools(tools![echo, secret]).middleware(Gate { as_result: true });
+    let before = SECRET_CALLS.load(Ordering::SeqCst);
+
+    let session = TestClient::connect(server()).await;
+    let result = session.call_tool("secret", json!({})).await.unwrap();
+    assert!(result.is_error && result.text() == Some("not for you"), "{result:?}");
+    spec_2025_11_25().assert_all_valid(&session.transcript());
+
+    let stateless = TestClient::connect_uninitialized(server());
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let params = json!({"name": "secret", "arguments": {}, "_meta": meta});
+    let answer = stateless.request("tools/call", params).await.unwrap();
+    assert_eq!(answer["resultType"], "complete", "{answer}");
+    assert_eq!(answer["isError"], true);
+    assert_eq!(answer["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "mcp-tests");
+    spec_2026_07_28().assert_all_valid(&stateless.transcript());
+    assert_eq!(SECRET_CALLS.load(Ordering::SeqCst), before);
+}
+
+/// Panics on `tools/call`.
+struct Broken;
+
+impl Middleware for Broken {
+    fn on_request(&self, request: &RequestInfo<'_>) -> Verdict {
+        assert_ne!(request.method(), "tools/call", "a bug in a middleware");
+        Verdict::Continue
+    }
+}
+
+#[tokio::test]
+async fn a_panicking_middleware_fails_its_request_and_the_server_keeps_serving() {
+    let log = Log::default();
+    let server = server!().tools(tools![echo]).middleware(Recorder("outer", Arc::clone(&log))).middleware(Broken);
+    let client = TestClient::connect(server).await;
+    let failed = client.request("tools/call", json!({"name": "echo", "arguments": {"text": "x"}})).await.unwrap_err();
+    assert_eq!((failed.code, failed.message.as_str()), (-32603, "Internal error: a middleware failed"));
+    assert_eq!(take(&log).last().map(String::as_str), Some("outer watched error -32603"));
+    assert!(client.request("tools/list", json!({})).await.unwrap()["tools"].is_array());
+    spec_2025_11_25().assert_all_valid(&client.transcript());
+}
+
+type Records = Arc<Mutex<Vec<AuditRecord>>>;
+
+fn audited(records: &Records) -> AuditLog {
+    let records = Arc::clone(records);
+    AuditLog::new().redact(["user"]).to(move |record| records.lock().unwrap().push(record.clone()))
+}
+
+/// Waits for the `n`th record: a watcher runs when its request ends, which a cancelled
+/// request does after its notification is handled.
+async fn record(records: &Records, n: usize) -> AuditRecord {
+    for _ in 0..500 {
+        if let Some(record) = records.lock().unwrap().get(n) {
+            return record.clone();
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("no audit record #{n}: {:?}", records.lock().unwrap());
+}
+
+#[tokio::test]
+async fn the_audit_log_records_who_called_what_and_how_it_ended() {
+    let records = Records::default();
+    let server = server!().tools(tools![echo, login, refuse, wait_forever]).middleware(audited(&records));
+    let client = TestClient::connect(server).await;
+
+    client.call_tool("login", json!({"user": "ann", "password": "hunter2"})).await.unwrap();
+    client.request("tools/list", json!({})).await.unwrap(); // not a tool call: not recorded
+    client.call_tool("refuse", json!({})).await.unwrap();
+    client.request("tools/call", json!({"name": "nope", "arguments": {"token": "t"}})).await.unwrap_err();
+    let (id, _answer) = client.start_request("tools/call", json!({"name": "wait_forever", "arguments": {}})).await;
+    client.notify("notifications/cancelled", json!({"requestId": id})).await;
+
+    let login = record(&records, 0).await;
+    assert_eq!((login.method.as_str(), login.target.as_deref()), ("tools/call", Some("login")));
+    assert_eq!(login.arguments, Some(json!({"user": "[redacted]", "password": "[redacted]"})));
+    assert_eq!(login.outcome, AuditOutcome::Ok);
+    assert_eq!(login.caller, None, "one stdio-like client: no caller to name");
+    let json = serde_json::to_value(&login).unwrap();
+    assert!(json["time"].as_str().unwrap().ends_with('Z') && json["durationMs"].is_number(), "{json}");
+    assert_eq!(json["outcome"], json!({"status": "ok"}));
+
+    assert_eq!(record(&records, 1).await.outcome, AuditOutcome::ToolError);
+    let unknown = record(&records, 2).await;
+    assert_eq!(unknown.arguments, Some(json!({"token": "[redacted]"})));
+    assert!(matches!(&unknown.outcome, AuditOutcome::Error { code: -32602, message } if message.contains("nope")));
+    let cancelled = record(&records, 3).await;
+    assert_eq!((cancelled.target.as_deref(), &cancelled.outcome), (Some("wait_forever"), &AuditOutcome::Cancelled));
+    assert_eq!(cancelled.request_id, id.to_string());
+    assert_eq!(records.lock().unwrap().len(), 4);
+}
+
+/// Logs twice from inside a request: once for the client, once on the audit target.
+#[mcp_tool]
+fn logs_both(ctx: Context) -> &'static str {
+    let _ = ctx;
+    tracing::warn!("for the client");
+    tracing::warn!(target: "mcp_runtime::audit", "user ann's password is hunter2");
+    "logged"
+}
+
+#[tokio::test]
+async fn audit_events_never_reach_the_clients_log() {
+    mcp_runtime::logging::init();
+    let client = TestClient::connect(server!().tools(tools![login, logs_both]).middleware(AuditLog::new())).await;
+    client.request("logging/setLevel", json!({"level": "debug"})).await.unwrap();
+    client.call_tool("login", json!({"user": "ann", "password": "hunter2"})).await.unwrap();
+    client.call_tool("logs_both", json!({})).await.unwrap();
+    let logs = client.received().await;
+    // The bridge is on (the tool's ordinary event arrives), and the audit target stays out,
+    // even from inside a request.
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    assert_eq!(logs[0]["params"]["data"], "for the client");
+}
+
+/// One session over real HTTP, audited: its records name it.
+#[tokio::test]
+async fn over_http_the_caller_is_the_session() {
+    let records = Records::default();
+    let service = server!().tools(tools![echo]).middleware(audited(&records)).into_http_service(Default::default());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(service.unwrap().serve(listener, std::future::pending()));
+    let mut client = HttpClient::new(address);
+    client.initialize().await;
+    client.request(1, "tools/call", json!({"name": "echo", "arguments": {"text": "x"}})).await;
+    let record = record(&records, 0).await;
+    assert_eq!(record.caller, Some(format!("session:{}", client.session.clone().unwrap())));
+    assert_eq!(record.session, client.session);
+}
+
+#[cfg(feature = "rate-limit")]
+mod rate_limit {
+    use super::*;
+    use mcp_runtime::middleware::{Quota, RateLimit};
+    use std::net::SocketAddr;
+    use std::num::NonZeroU32;
+
+    /// Two calls per caller, then one an hour.
+    fn two_calls() -> RateLimit {
+        let quota = Quota::per_hour(NonZeroU32::new(1).unwrap()).allow_burst(NonZeroU32::new(2).unwrap());
+        RateLimit::per_caller(quota)
+    }
+
+    fn text(messages: &[Value]) -> Option<&str> {
+        messages.last()?["result"]["content"][0]["text"].as_str()
+    }
+
+    fn error(messages: &[Value]) -> Value {
+        messages.last().map(|m| m["error"].clone()).unwrap_or_default()
+    }
+
+    async fn serve(server: Server, config: mcp_runtime::http::HttpConfig) -> SocketAddr {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        tokio::spawn(server.into_http_service(config).unwrap().serve(listener, std::future::pending()));
+        address
+    }
+
+    #[tokio::test]
+    async fn each_session_has_its_own_allowance_of_tool_calls() {
+        let address = serve(server!().tools(tools![echo]).middleware(two_calls()), Default::default()).await;
+        let (mut one, mut other) = (HttpClient::new(address), HttpClient::new(address));
+        one.initialize().await;
+        other.initialize().await;
+        let call = |text: &str| json!({"name": "echo", "arguments": {"text": text}});
+
+        assert_eq!(text(&one.request(1, "tools/call", call("a")).await), Some("a"));
+        assert_eq!(text(&one.request(2, "tools/call", call("b")).await), Some("b"));
+        let refused = error(&one.request(3, "tools/call", call("c")).await);
+        assert_eq!(refused["code"], -32000, "{refused}");
+        assert!(refused["message"].as_str().unwrap().starts_with("Rate limit exceeded"), "{refused}");
+        let retry = refused["data"]["retryAfterMs"].as_u64().unwrap();
+        assert!(retry > 60_000 && retry <= 3_600_000, "about an hour: {retry}");
+        // Other methods are not counted, and the other session has its own allowance.
+        assert!(one.request(4, "tools/list", json!({})).await[0]["result"]["tools"].is_array());
+        assert_eq!(text(&other.request(1, "tools/call", call("d")).await), Some("d"));
+        spec_2025_11_25().assert_all_valid(&one.transcript());
+    }
+
+    #[tokio::test]
+    async fn all_requests_counts_every_method() {
+        let address =
+            serve(server!().tools(tools![echo]).middleware(two_calls().all_requests()), Default::default()).await;
+        let mut client = HttpClient::new(address);
+        client.initialize().await; // counted: a new session's first request
+        assert!(client.request(1, "tools/list", json!({})).await[0]["result"].is_object());
+        assert_eq!(error(&client.request(2, "tools/list", json!({})).await)["code"], -32000);
+    }
+
+    /// With authorization, the allowance is the user's, whatever session or request carries it.
+    #[cfg(feature = "auth")]
+    #[tokio::test]
+    async fn with_authorization_the_allowance_is_the_users() {
+        use jsonwebtoken::{EncodingKey, Header};
+        use mcp_runtime::auth::{AuthConfig, JwtKey, JwtVerifier};
+        const SECRET: &[u8] = b"middleware-test-secret-of-32-bytes-or-more";
+        const RESOURCE: &str = "https://mcp.example.com/mcp";
+        let token = |user: &str| {
+            let now = jsonwebtoken::get_current_timestamp();
+            let claims = json!({"aud": RESOURCE, "sub": user, "exp": now + 600, "scope": ""});
+            jsonwebtoken::encode(&Header::default(), &claims, &EncodingKey::from_secret(SECRET).unwrap()).unwrap()
+        };
+        let verifier = JwtVerifier::new(JwtKey::hmac_secret(SECRET).unwrap());
+        let config = mcp_runtime::http::HttpConfig::default()
+            .auth(AuthConfig::new(verifier).resource(RESOURCE).authorization_server("https://auth.example.com"));
+        let records = Records::default();
+        let server = server!().tools(tools![echo]).middleware(two_calls()).middleware(audited(&records));
+        let address = serve(server, config).await;
+        let call = json!({"name": "echo", "arguments": {"text": "x"}});
+
+        // Alice spends her allowance across two sessions; Bob still has his.
+        let mut first = HttpClient::new(address).with_bearer(&token("alice"));
+        first.initialize().await;
+        let mut second = HttpClient::new(address).with_bearer(&token("alice"));
+        second.initialize().await;
+        assert_eq!(text(&first.request(1, "tools/call", call.clone()).await), Some("x"));
+        assert_eq!(text(&second.request(1, "tools/call", call.clone()).await), Some("x"));
+        assert_eq!(error(&first.request(2, "tools/call", call.clone()).await)["code"], -32000);
+        let mut bob = HttpClient::new(address).with_bearer(&token("bob"));
+        bob.initialize().await;
+        assert_eq!(text(&bob.request(1, "tools/call", call.clone()).await), Some("x"));
+
+        // The audit log (inside the limit) names the users, and never saw the refused call.
+        let callers: Vec<_> = (0..3).map(|n| records.lock().unwrap().get(n).and_then(|r| r.caller.clone())).collect();
+        assert_eq!(callers, [Some("user:alice".into()), Some("user:alice".into()), Some("user:bob".into())]);
+    }
+}
