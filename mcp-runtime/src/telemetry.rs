@@ -27,8 +27,14 @@ use tracing::field::Empty;
 /// rides with a request to its answer.
 pub(crate) struct Trace {
     span: Span,
-    /// Boxed: most servers record no metric, and the trace rides in every request's context.
-    metric: Option<Box<Metric>>,
+    /// Boxed: most servers record no metric and have no middleware, and the trace rides in
+    /// every request's context (moved several times on the way).
+    extras: Option<Box<Extras>>,
+}
+
+#[derive(Default)]
+struct Extras {
+    metric: Option<Metric>,
     watch: Option<Arc<Watch>>,
 }
 
@@ -41,12 +47,14 @@ struct Metric {
 impl Trace {
     /// No trace (a handler started by the runtime itself).
     pub fn none() -> Self {
-        Self { span: Span::none(), metric: None, watch: None }
+        Self { span: Span::none(), extras: None }
     }
 
     /// The same trace, shown to `watch` when it finishes.
     pub fn watched_by(mut self, watch: Option<Arc<Watch>>) -> Self {
-        self.watch = watch;
+        if watch.is_some() {
+            self.extras.get_or_insert_default().watch = watch;
+        }
         self
     }
 
@@ -71,18 +79,19 @@ impl Trace {
             error.type = Empty,
             rpc.response.status_code = Empty,
         );
-        let metric = tracing::enabled!(target: "mcp_runtime::metrics", tracing::Level::INFO).then(|| {
-            Box::new(Metric {
+        let extras = tracing::enabled!(target: "mcp_runtime::metrics", tracing::Level::INFO).then(|| {
+            let metric = Some(Metric {
                 started: Instant::now(),
                 method: method.to_owned(),
                 tool: request
                     .method
                     .filter(|m| *m == Method::ToolsCall)
                     .and_then(|_| request.target.as_deref().map(str::to_owned)),
-            })
+            });
+            Box::new(Extras { metric, watch: None })
         });
         if span.is_disabled() {
-            return Self { span, metric, watch: None };
+            return Self { span, extras };
         }
         let target = request.target.as_deref();
         let name = match (request.method, target) {
@@ -116,7 +125,7 @@ impl Trace {
         }
         #[cfg(feature = "otel")]
         parent_on_client(&span, request);
-        Self { span, metric, watch: None }
+        Self { span, extras }
     }
 
     pub fn span(&self) -> &Span {
@@ -125,13 +134,17 @@ impl Trace {
 
     /// Records how the request ended: its error code, or a tool's error result.
     pub fn finish(&self, answer: &Outgoing) {
-        if let Some(watch) = &self.watch {
+        let (metric, watch) = match &self.extras {
+            Some(extras) => (extras.metric.as_ref(), extras.watch.as_ref()),
+            None => (None, None),
+        };
+        if let Some(watch) = watch {
             watch.finish(Some(answer));
         }
         let error = match answer.kind {
             Kind::Error(code) => Some(code.to_string()),
             // A tool that failed answers with a result: still a failure for whoever watches.
-            Kind::Result if (!self.span.is_disabled() || self.metric.is_some()) && answer.is_tool_error() => {
+            Kind::Result if (!self.span.is_disabled() || metric.is_some()) && answer.is_tool_error() => {
                 Some("tool_error".to_owned())
             }
             _ => None,
@@ -145,7 +158,7 @@ impl Trace {
                 self.span.record("rpc.response.status_code", code);
             }
         }
-        if let Some(metric) = &self.metric {
+        if let Some(metric) = metric {
             let seconds = metric.started.elapsed().as_secs_f64();
             tracing::event!(
                 target: "mcp_runtime::metrics",
