@@ -9,12 +9,18 @@
 #   ./bench/run.sh --quick --redis-only     # only our HTTP server with sessions in Redis (issue 17)
 #   ./bench/run.sh --quick --no-redis       # everything else
 #
-# The Redis scenarios need redis-server and nginx (scripts/services.sh installs them).
+# The Redis scenarios need redis-server and nginx (scripts/services.sh installs them); the
+# allocation counts need valgrind, installed here from Debian's packages when missing
+# (`--no-allocations` skips them).
 #
 # Only a full run (no flags, RUNS >= 5) writes BENCHMARKS.md and README.md; any other writes
 # bench/target/BENCHMARKS-partial.md, so what the repository quotes always comes from a full run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if ! command -v valgrind >/dev/null && [[ " $* " != *" --no-allocations "* ]]; then
+    as_root=(); ((EUID == 0)) || as_root=(sudo)
+    "${as_root[@]}" apt-get update -qq && "${as_root[@]}" apt-get install -y -qq valgrind >/dev/null
+fi
 RUNS=${RUNS:-5}
 COMPILE_RUNS=${COMPILE_RUNS:-3}
 # Our server with the Redis session store (issue 17), kept as bench-ours-redis; then the whole

@@ -5,7 +5,8 @@
 //! `harness --bench-dir bench --runs 5 --compile-runs 3 --out BENCHMARKS.md --readme README.md
 //! --command "..."` (`./bench/run.sh` builds everything in release and runs this). For
 //! development: `--quick`, `--only ours,ceiling`, `--pinned` or `--unpinned`, `--no-http`,
-//! `--pipelined N` (calls of the 32-in-flight measurement, after `--quick`), `--no-redis` (no
+//! `--pipelined N` (calls of the 32-in-flight measurement, after `--quick`), `--no-allocations`
+//! (no counts under valgrind's DHAT), `--no-redis` (no
 //! scenarios with the Redis session store), `--redis-only` (only those: our HTTP server with its
 //! sessions in memory, in Redis, and in Redis as three replicas behind nginx; no compile rounds).
 //!
@@ -27,6 +28,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 type Error = Box<dyn std::error::Error + Send + Sync>;
 type Result<T> = std::result::Result<T, Error>;
 
+mod allocations;
 mod placement;
 mod report;
 mod services;
@@ -148,6 +150,8 @@ struct Args {
     redis: bool,
     /// Only those.
     redis_only: bool,
+    /// Allocations per call, counted under valgrind's DHAT.
+    allocations: bool,
 }
 
 fn parse_args() -> Args {
@@ -164,6 +168,7 @@ fn parse_args() -> Args {
         http: true,
         redis: true,
         redis_only: false,
+        allocations: true,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -181,6 +186,7 @@ fn parse_args() -> Args {
             "--no-http" => args.http = false,
             "--no-redis" => args.redis = false,
             "--redis-only" => args.redis_only = true,
+            "--no-allocations" => args.allocations = false,
             "--quick" => args.sizes = QUICK,
             "--pipelined" => args.sizes.stdio_pipelined = value().parse().expect("--pipelined N"),
             other => panic!("unknown flag {other}"),
@@ -253,6 +259,15 @@ async fn run(mut args: Args) -> Result<()> {
         }
     }
     Placement::Unpinned.apply_to_client(all_cpus)?;
+    // Counts, which the load does not move: once, after the timed rounds.
+    for server in servers.iter().filter(|s| s.krate.is_some() && args.allocations && !args.redis_only) {
+        eprintln!("allocations per call (valgrind's DHAT): {}", server.name);
+        let exe = Exe { path: bin_dir.join(server.bin), stdio_args: server.stdio_args, cpus: 0 };
+        let samples = results.allocations.entry(server.name).or_default();
+        allocations::per_call(&exe, server.http && args.http, samples)
+            .await
+            .map_err(|e| format!("allocations of {}: {e}", server.name))?;
+    }
     let compile_runs = if args.redis_only { 0 } else { args.compile_runs };
     for run in 0..compile_runs {
         for server in &servers {

@@ -57,6 +57,14 @@ pub const BUILD_METRICS: &[Metric] = &[
     metric("binary_kb", "release binary size, 103-tool server", "KiB", false),
 ];
 
+/// Allocations per `echo` call, counted under valgrind's DHAT (`allocations.rs`).
+pub const ALLOCATION_METRICS: &[Metric] = &[
+    metric("stdio_allocs", "stdio, one call at a time: allocations per call", "", false),
+    metric("stdio_alloc_bytes", "stdio, one call at a time: bytes allocated per call", "B", false),
+    metric("http_allocs", "HTTP, 1 session: allocations per call", "", false),
+    metric("http_alloc_bytes", "HTTP, 1 session: bytes allocated per call", "B", false),
+];
+
 /// The setups of the session-store scenarios (issue 17): key and column.
 pub const STORE_SETUPS: [(&str, &str); 3] =
     [("memory", "in memory, 1 replica"), ("redis1", "Redis, 1 replica"), ("redis3", "Redis, 3 replicas behind nginx")];
@@ -127,6 +135,8 @@ pub type Samples = BTreeMap<&'static str, Vec<f64>>;
 pub struct Results {
     pub runtime: BTreeMap<(Placement, &'static str), Samples>,
     pub build: BTreeMap<&'static str, Samples>,
+    /// Allocations per call, by server (one run: counts do not vary with the load).
+    pub allocations: BTreeMap<&'static str, Samples>,
     pub placements: Vec<Placement>,
     /// The names every server listed (the same for all, or the run stops).
     pub tools: usize,
@@ -299,6 +309,25 @@ pub fn render(header: &Header, results: &Results, servers: &[Server]) -> String 
             let _ = write!(out, "| {} {} | {} |", m.label, arrow(m), m.unit);
             for server in servers {
                 let _ = write!(out, " {} |", fmt_cell(results.build.get(server.name).and_then(|s| s.get(m.key))));
+            }
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    if !results.allocations.is_empty() {
+        let _ = writeln!(out, "## Allocations\n");
+        let _ = writeln!(
+            out,
+            "Counted under valgrind's DHAT (every thread, the runtime's and the libraries' included): the \
+             difference of a 300-call and a 1,300-call run of `echo`, over 1,000. One run: counts do not \
+             depend on the machine's load.\n"
+        );
+        table_head(&mut out, servers, false);
+        for m in ALLOCATION_METRICS {
+            let _ = write!(out, "| {} {} | {} |", m.label, arrow(m), m.unit);
+            for server in servers {
+                let values = results.allocations.get(server.name).and_then(|s| s.get(m.key));
+                let _ = write!(out, " {} |", values.map_or("".to_owned(), |v| format!("{:.1}", median(v))));
             }
             out.push('\n');
         }
