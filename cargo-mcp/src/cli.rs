@@ -83,17 +83,19 @@ Examples:
 Examples:
   cargo mcp call --stdio target/release/calculator add a=2 b=3        # prints 5
   cargo mcp call --stdio target/release/calculator divide a=1 b=0     # exit 1: a tool error
-  cargo mcp call --stdio target/debug/notes tag note=1 tags:='[\"a\",\"b\"]' --json")]
+  cargo mcp call --stdio target/debug/notes add_note name=todo text='buy milk' --json
+  cargo mcp call --stdio target/debug/server tag ids:='[1, 2]'                # key:=JSON")]
     Call(CallArgs),
     /// Read a resource by URI.
     #[command(after_help = "\
 Examples:
-  cargo mcp read --stdio target/debug/notes notes://1")]
+  cargo mcp read --stdio \"target/debug/notes /tmp/notes\" notes://index
+  cargo mcp read --stdio target/debug/notes notes://welcome --json")]
     Read(ReadArgs),
     /// Get a prompt, with `key=value` arguments.
     #[command(after_help = "\
 Examples:
-  cargo mcp get --stdio target/debug/showcase review code='fn main() {}' language=rust")]
+  cargo mcp get --stdio \"target/debug/notes /tmp/notes\" summarize_note name=welcome")]
     Get(GetArgs),
 }
 

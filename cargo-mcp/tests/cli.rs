@@ -26,25 +26,33 @@ fn target_dir() -> PathBuf {
     dir
 }
 
+/// An example's binary: `<NAME>_BIN`, else the one in the target folder, built when missing.
+fn example(name: &str, variable: &str) -> String {
+    if let Some(path) = std::env::var_os(variable) {
+        return path.to_string_lossy().into_owned();
+    }
+    let binary = target_dir().join("debug").join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    if !binary.is_file() {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let status = Command::new(cargo)
+            .args(["build", "-p", name])
+            .current_dir(workspace())
+            .env("CARGO_TARGET_DIR", target_dir())
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "`cargo build -p {name}` failed");
+    }
+    binary.to_string_lossy().into_owned()
+}
+
 fn calculator() -> &'static str {
     static PATH: OnceLock<String> = OnceLock::new();
-    PATH.get_or_init(|| {
-        if let Some(path) = std::env::var_os("CALCULATOR_BIN") {
-            return path.to_string_lossy().into_owned();
-        }
-        let binary = target_dir().join("debug").join(format!("calculator{}", std::env::consts::EXE_SUFFIX));
-        if !binary.is_file() {
-            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-            let status = Command::new(cargo)
-                .args(["build", "-p", "calculator"])
-                .current_dir(workspace())
-                .env("CARGO_TARGET_DIR", target_dir())
-                .status()
-                .expect("cargo runs");
-            assert!(status.success(), "`cargo build -p calculator` failed");
-        }
-        binary.to_string_lossy().into_owned()
-    })
+    PATH.get_or_init(|| example("calculator", "CALCULATOR_BIN"))
+}
+
+fn notes() -> &'static str {
+    static PATH: OnceLock<String> = OnceLock::new();
+    PATH.get_or_init(|| example("notes", "NOTES_BIN"))
 }
 
 fn cargo_mcp(args: &[&str]) -> Output {
@@ -110,6 +118,29 @@ fn a_tool_error_exits_with_1() {
     assert_eq!(code(&output), 1);
     let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(result["isError"], true);
+}
+
+#[test]
+fn read_and_get_print_the_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = format!("{} {}", notes(), dir.path().join("notes").display()); // made, with samples
+    let output = cargo_mcp(&["read", "--stdio", &server, "notes://index"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(stdout(&output).starts_with("# Notes\n"), "{}", stdout(&output));
+    let output = cargo_mcp(&["read", "--stdio", &server, "notes://welcome", "--json"]);
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(result["contents"][0]["uri"], "notes://welcome");
+    let output = cargo_mcp(&["get", "--stdio", &server, "summarize_note", "name=welcome"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(stdout(&output).starts_with("user: Summarize the note `welcome`"), "{}", stdout(&output));
+    let output = cargo_mcp(&["read", "--stdio", &server, "notes://missing"]);
+    assert_eq!(code(&output), 2);
+    assert!(stderr(&output).contains("Resource not found"), "{}", stderr(&output));
+
+    let output = cargo_mcp(&["list", "--stdio", &server]);
+    let text = stdout(&output);
+    assert!(text.contains("\nresource templates:\n  notes://{name}  A note, by name.\n"), "{text}");
+    assert!(text.contains("\nprompts:\n  summarize_note(name)  Summarize a note.\n"), "{text}");
 }
 
 #[test]
