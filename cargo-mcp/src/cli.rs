@@ -67,6 +67,7 @@ Examples:
   cargo mcp surface --stdio target/debug/calculator                 # write mcp-surface.json
   cargo mcp surface --stdio target/debug/calculator --token-budget 2000
   cargo mcp surface --stdio target/debug/calculator --check         # in CI: exit 1 on a breaking change
+  cd examples/calculator && cargo mcp surface --check                # the crate here, built first
 
 The surface holds every tool (input and output schemas, annotations), resource, resource template
 and prompt. --check lists each change, breaking or compatible, and fails on a breaking one or when
@@ -76,7 +77,8 @@ tools/list takes more tokens (o200k_base) than \"tokenBudget\" in the file.")]
     #[command(after_help = "\
 Examples:
   cargo mcp list --stdio target/debug/calculator
-  cargo mcp list --stdio \"target/debug/notes --data /tmp/notes\" --json")]
+  cargo mcp list --stdio \"target/debug/notes /tmp/notes\" --json
+  cargo mcp list                         # the crate in this folder: cargo build, then its binary")]
     List(ListArgs),
     /// Call a tool: `key=value` arguments are typed by its input schema (`key:=JSON` for raw JSON).
     #[command(after_help = "\
@@ -99,9 +101,9 @@ Examples:
     Get(GetArgs),
 }
 
-/// How to reach the server.
+/// How to reach the server; neither: the current crate's binary, built first (as `cargo run` does).
 #[derive(Debug, Args)]
-#[group(required = true, multiple = false)]
+#[group(multiple = false)]
 pub struct ServerArgs {
     /// Run the server as a child process: its program and arguments, in one quoted string.
     #[arg(long, value_name = "\"CMD ARGS\"")]
@@ -301,7 +303,17 @@ async fn connect(server: &ServerArgs) -> Result<StdioConnection, Failure> {
         (None, Some(url)) => Err(Failure::usage(format!(
             "--http {url}: this cargo-mcp has no HTTP client yet (it comes with mcp_runtime::client); run the server over stdio with --stdio \"CMD ARGS\""
         ))),
-        (None, None) => Err(Failure::usage("say how to reach the server: --stdio \"CMD ARGS\" or --http URL")),
+        (None, None) => {
+            let found = install::find_crate(None, None, None).map_err(|e| {
+                format!(
+                    "no server given: pass --stdio \"CMD ARGS\" or --http URL, or run this in your server's crate ({e})"
+                )
+            })?;
+            install::build(&found, false)?;
+            let binary = found.debug_binary.display().to_string();
+            eprintln!("Running {binary}");
+            Ok(StdioConnection::spawn(&shlex::try_quote(&binary).map_err(|e| e.to_string())?).await?)
+        }
     }
 }
 
@@ -316,6 +328,13 @@ fn new(args: NewArgs) -> Result<i32, Failure> {
     let dir = args.path.unwrap_or_else(|| PathBuf::from(&args.name));
     scaffold::create(&dir, &args.name, &runtime)?;
     eprintln!("Created MCP server `{}` in {}", args.name, dir.display());
+    if let Some(workspace) = scaffold::enclosing_workspace(&dir) {
+        eprintln!(
+            "  note: {} holds a workspace: add \"{}\" to its `members` (or to `exclude`, to build it on its own)",
+            workspace.display(),
+            dir.display()
+        );
+    }
     if let Runtime::Path(path) = &runtime {
         eprintln!("  mcp-runtime from {} (--runtime-version to use crates.io)", path.display());
     }
@@ -345,7 +364,7 @@ fn install(args: InstallArgs) -> Result<i32, Failure> {
         (None, Some(command), _) => Transport::Stdio { command: absolute(command), args: args.args.clone() },
         (None, None, Some(found)) => {
             if args.build {
-                build_release(found)?;
+                install::build(found, true)?;
             }
             if !found.release_binary.is_file() {
                 return Err(Failure::usage(format!(
@@ -407,17 +426,6 @@ fn install(args: InstallArgs) -> Result<i32, Failure> {
         config.display()
     );
     Ok(EXIT_OK)
-}
-
-fn build_release(found: &install::ServerCrate) -> Result<(), Failure> {
-    eprintln!("Building {} in release mode (cargo build --release)...", found.name);
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = std::process::Command::new(cargo)
-        .args(["build", "--release", "-p", &found.name, "--bin", &found.bin])
-        .current_dir(&found.workspace_root)
-        .status()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
-    if status.success() { Ok(()) } else { Err(Failure::usage("the release build failed (its errors are above)")) }
 }
 
 fn absolute(path: &Path) -> String {

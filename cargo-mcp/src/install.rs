@@ -205,8 +205,28 @@ pub struct ServerCrate {
     pub bin: String,
     /// `target/release/<bin>` of its workspace.
     pub release_binary: PathBuf,
+    /// `target/debug/<bin>` of its workspace.
+    pub debug_binary: PathBuf,
     /// The workspace root, where project configuration files go.
     pub workspace_root: PathBuf,
+}
+
+/// Runs `cargo build` for the crate's binary (`--release` or not), its output on stderr.
+pub fn build(found: &ServerCrate, release: bool) -> Result<(), String> {
+    let profile = if release { "release" } else { "debug" };
+    eprintln!("Building {} ({profile})...", found.name);
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = std::process::Command::new(cargo);
+    command.args(["build", "-p", &found.name, "--bin", &found.bin]).current_dir(&found.workspace_root);
+    if release {
+        command.arg("--release");
+    }
+    let status = command.status().map_err(|e| format!("cannot run cargo: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`cargo build` of {} failed (its errors are above)", found.name))
+    }
 }
 
 /// The crate in the current directory (or `manifest_path`), from `cargo metadata`. `package`
@@ -277,8 +297,10 @@ pub fn find_crate(
         }
     };
     let target = PathBuf::from(metadata["target_directory"].as_str().unwrap_or("target"));
+    let file = format!("{bin}{}", std::env::consts::EXE_SUFFIX);
     Ok(ServerCrate {
-        release_binary: target.join("release").join(format!("{bin}{}", std::env::consts::EXE_SUFFIX)),
+        release_binary: target.join("release").join(&file),
+        debug_binary: target.join("debug").join(&file),
         workspace_root: PathBuf::from(metadata["workspace_root"].as_str().unwrap_or(".")),
         name,
         bin,

@@ -170,6 +170,15 @@ pub fn create(dir: &Path, name: &str, runtime: &Runtime) -> Result<Vec<PathBuf>,
     Ok(written)
 }
 
+/// The `Cargo.toml` of a workspace above `dir`, if any: cargo refuses to build a crate inside a
+/// workspace that does not list it.
+pub fn enclosing_workspace(dir: &Path) -> Option<PathBuf> {
+    let dir = std::path::absolute(dir).ok()?;
+    dir.ancestors().skip(1).map(|d| d.join("Cargo.toml")).find(|manifest| {
+        std::fs::read_to_string(manifest).is_ok_and(|text| text.lines().any(|l| l.trim() == "[workspace]"))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,5 +201,13 @@ mod tests {
         let by_version = files("x", &Runtime::Version("0.1".into()));
         assert!(by_version[0].1.contains("mcp-runtime = \"0.1\""));
         assert!(Runtime::built_from().is_ok(), "this checkout has mcp-runtime/ beside cargo-mcp/");
+    }
+
+    #[test]
+    fn a_workspace_above_is_found() {
+        let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let workspace = enclosing_workspace(&here.join("new-server")).unwrap();
+        assert_eq!(workspace, here.parent().unwrap().join("Cargo.toml"));
+        assert_eq!(enclosing_workspace(Path::new("/nonexistent-folder/x")), None);
     }
 }

@@ -152,7 +152,7 @@ fn usage_and_connection_errors_exit_with_2_and_say_what_to_do() {
         (&["call", "--stdio", calculator(), "power"], "no tool `power`; its tools: add, subtract, multiply, divide"),
         (&["call", "--stdio", "/nonexistent/server", "add"], "cannot start `/nonexistent/server`"),
         (&["list", "--http", "http://127.0.0.1:9/mcp"], "run the server over stdio with --stdio"),
-        (&["list"], "--stdio"),
+        (&["list"], "no server given: pass --stdio"),
         (&["list", "--stdio", calculator(), "--http", "http://127.0.0.1:9/mcp"], "cannot be used with"),
         (
             &["surface", "--stdio", calculator(), "--check", "--file", "/nonexistent/mcp-surface.json"],
@@ -387,16 +387,14 @@ fn a_new_server_builds_and_passes_its_test() {
     assert!(output.status.success(), "cargo test in the new crate failed:\n{}\n{}", stdout(&output), stderr(&output));
     assert!(stdout(&output).contains("2 passed"), "{}", stdout(&output));
 
-    // It runs as a server too.
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(cargo)
-        .args(["build", "--quiet"])
+    // It runs as a server too: without --stdio, `cargo mcp` builds the crate it is run in and
+    // runs its binary.
+    let output = Command::new(CARGO_MCP)
+        .args(["call", "greet", "name=Ada"])
         .current_dir(&crate_dir)
         .env("CARGO_TARGET_DIR", target_dir())
-        .status()
-        .expect("cargo runs");
-    assert!(status.success());
-    let binary = target_dir().join("debug").join(format!("hello-mcp{}", std::env::consts::EXE_SUFFIX));
-    let output = cargo_mcp(&["call", "--stdio", binary.to_str().unwrap(), "greet", "name=Ada"]);
+        .output()
+        .expect("cargo-mcp runs");
     assert_eq!((code(&output), stdout(&output).as_str()), (0, "Hello, Ada!\n"), "{}", stderr(&output));
+    assert!(stderr(&output).contains("Building hello-mcp (debug)"), "{}", stderr(&output));
 }
