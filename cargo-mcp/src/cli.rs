@@ -105,7 +105,8 @@ Examples:
 #[derive(Debug, Args)]
 #[group(multiple = false)]
 pub struct ServerArgs {
-    /// Run the server as a child process: its program and arguments, in one quoted string.
+    /// Run the server as a child process: its program and arguments, in one quoted string
+    /// (default: build the crate in this folder and run its binary).
     #[arg(long, value_name = "\"CMD ARGS\"")]
     pub stdio: Option<String>,
     /// Connect to a Streamable HTTP server.
@@ -444,10 +445,9 @@ async fn surface(args: SurfaceArgs) -> Result<i32, Failure> {
         return Ok(if report.passed() { EXIT_OK } else { EXIT_FAILED });
     }
     current.token_budget = args.token_budget;
+    // What changed since the recorded surface, for the person about to commit the new one.
     if let Ok(previous) = check::read(&args.file) {
-        let mut report = Report::new(&previous, &current);
-        report.token_budget = current.token_budget.or(previous.token_budget);
-        for change in &report.changes {
+        for change in crate::compare(&previous, &current) {
             eprintln!("{change}");
         }
     }

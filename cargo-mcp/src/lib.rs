@@ -6,6 +6,8 @@
 //! [`install`] (client configuration files), and [`check`], which runs the same check
 //! from a unit test against an in-process [`mcp_runtime::testing::TestClient`].
 
+#![warn(missing_docs)]
+
 pub mod arguments;
 pub mod check;
 pub mod cli;
