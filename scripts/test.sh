@@ -28,8 +28,9 @@ step "services of the multi-replica tests: redis-server and nginx (installed whe
 scripts/services.sh
 
 step "cargo test"
-# tests/tests/replicas.rs and cluster_rig.rs run replicas of the conformance fixture.
-cargo build --locked -p conformance
+# tests/tests/replicas.rs and cluster_rig.rs run replicas of the conformance fixture; cargo-mcp/tests/cli.rs
+# runs the calculator and notes examples.
+cargo build --locked -p conformance -p calculator -p notes
 cargo test --workspace --all-features --locked
 
 step "fuzz targets, once over their seeds (stable build, no instrumentation)"

@@ -1,0 +1,552 @@
+//! The command line: each subcommand's arguments (clap) and what it does. Results go to stdout,
+//! progress and errors to stderr. Exit codes: 0 ok, 1 a tool error (`isError`) or a failed
+//! check, 2 a usage or connection error.
+
+use crate::check::{self, Report};
+use crate::connection::{Connection, ConnectionError, StdioConnection};
+use crate::install::{self, Client, Outcome, Scope, Transport};
+use crate::scaffold::{self, Runtime};
+use crate::{arguments, output, surface};
+use clap::{Args, Parser, Subcommand};
+use serde_json::{Map, Value, json};
+use std::path::{Path, PathBuf};
+
+/// Success.
+pub const EXIT_OK: i32 = 0;
+/// The tool answered with an error result, or the surface check failed.
+pub const EXIT_FAILED: i32 = 1;
+/// The command could not be carried out: bad usage, no server, a file that cannot be read.
+pub const EXIT_USAGE: i32 = 2;
+
+const EXAMPLES: &str = "\
+Examples:
+  cargo mcp new weather-server
+  cargo mcp list --stdio target/debug/calculator
+  cargo mcp call --stdio target/debug/calculator add a=2 b=3
+  cargo mcp surface --stdio target/debug/calculator --check
+  cargo build --release && cargo mcp install claude-code
+
+Exit codes: 0 ok, 1 a tool error or a failed check, 2 a usage or connection error.";
+
+/// Scaffold, install, inspect, call and check MCP servers built with mcp-runtime.
+#[derive(Debug, Parser)]
+#[command(name = "cargo mcp", bin_name = "cargo mcp", version, after_help = EXAMPLES)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create a new MCP server crate: a tool, a main serving it over stdio, and a test.
+    #[command(after_help = "\
+Examples:
+  cargo mcp new weather-server
+  cargo mcp new weather-server --path servers/weather
+  cargo mcp new weather-server --runtime-version 0.1
+
+mcp-runtime is not on crates.io yet: the new crate depends on it by path, on the runtime source
+this cargo-mcp was built from, unless --runtime-path or --runtime-version says otherwise.")]
+    New(NewArgs),
+    /// Add this crate's server (its release binary) or an HTTP URL to an MCP client's configuration.
+    #[command(after_help = "\
+Examples:
+  cargo build --release && cargo mcp install claude-code      # .mcp.json in the project
+  cargo mcp install claude-desktop --build                     # builds the release binary first
+  cargo mcp install vscode --http http://127.0.0.1:8080/mcp --name notes
+  cargo mcp install cursor --scope user --dry-run             # show the change to ~/.cursor/mcp.json
+  cargo mcp install claude-code --config /tmp/mcp.json --command /usr/local/bin/calc
+
+A second run with the same entry changes nothing. Every other key and comment of the file is kept.")]
+    Install(InstallArgs),
+    /// Record the server's surface in mcp-surface.json, or check it against the recorded one.
+    #[command(after_help = "\
+Examples:
+  cargo mcp surface --stdio target/debug/calculator                 # write mcp-surface.json
+  cargo mcp surface --stdio target/debug/calculator --token-budget 2000
+  cargo mcp surface --stdio target/debug/calculator --check         # in CI: exit 1 on a breaking change
+  cd examples/calculator && cargo mcp surface --check                # the crate here, built first
+
+The surface holds every tool (input and output schemas, annotations), resource, resource template
+and prompt. --check lists each change, breaking or compatible, and fails on a breaking one or when
+tools/list takes more tokens (o200k_base) than \"tokenBudget\" in the file.")]
+    Surface(SurfaceArgs),
+    /// List the server's tools, resources, resource templates and prompts.
+    #[command(after_help = "\
+Examples:
+  cargo mcp list --stdio target/debug/calculator
+  cargo mcp list --stdio \"target/debug/notes /tmp/notes\" --json
+  cargo mcp list                         # the crate in this folder: cargo build, then its binary")]
+    List(ListArgs),
+    /// Call a tool: `key=value` arguments are typed by its input schema (`key:=JSON` for raw JSON).
+    #[command(after_help = "\
+Examples:
+  cargo mcp call --stdio target/release/calculator add a=2 b=3        # prints 5
+  cargo mcp call --stdio target/release/calculator divide a=1 b=0     # exit 1: a tool error
+  cargo mcp call --stdio target/debug/notes add_note name=todo text='buy milk' --json
+  cargo mcp call --stdio target/debug/server tag ids:='[1, 2]'                # key:=JSON")]
+    Call(CallArgs),
+    /// Read a resource by URI.
+    #[command(after_help = "\
+Examples:
+  cargo mcp read --stdio \"target/debug/notes /tmp/notes\" notes://index
+  cargo mcp read --stdio target/debug/notes notes://welcome --json")]
+    Read(ReadArgs),
+    /// Get a prompt, with `key=value` arguments.
+    #[command(after_help = "\
+Examples:
+  cargo mcp get --stdio \"target/debug/notes /tmp/notes\" summarize_note name=welcome")]
+    Get(GetArgs),
+}
+
+/// How to reach the server; neither: the current crate's binary, built first (as `cargo run` does).
+#[derive(Debug, Args)]
+#[group(multiple = false)]
+pub struct ServerArgs {
+    /// Run the server as a child process: its program and arguments, in one quoted string
+    /// (default: build the crate in this folder and run its binary).
+    #[arg(long, value_name = "\"CMD ARGS\"")]
+    pub stdio: Option<String>,
+    /// Connect to a Streamable HTTP server.
+    #[arg(long, value_name = "URL")]
+    pub http: Option<String>,
+}
+
+/// `cargo mcp new`.
+#[derive(Debug, Args)]
+pub struct NewArgs {
+    /// The crate's name (and its binary's).
+    pub name: String,
+    /// The folder to create (default: ./NAME).
+    #[arg(long, value_name = "DIR")]
+    pub path: Option<PathBuf>,
+    /// Depend on the mcp-runtime source in DIR (a checkout's mcp-runtime/ folder).
+    #[arg(long, value_name = "DIR", conflicts_with = "runtime_version")]
+    pub runtime_path: Option<PathBuf>,
+    /// Depend on mcp-runtime VERSION from crates.io.
+    #[arg(long, value_name = "VERSION")]
+    pub runtime_version: Option<String>,
+}
+
+/// `cargo mcp install`.
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    /// The client whose configuration to edit.
+    #[arg(value_enum)]
+    pub client: Client,
+    /// Add a Streamable HTTP server at URL instead of this crate's binary.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    pub http: Option<String>,
+    /// The server's name in the client (default: the crate's name).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// The configuration file to edit (default: the client's own, for --scope).
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// The project's file or the user's.
+    #[arg(long, value_enum, default_value_t = Scope::Project)]
+    pub scope: Scope,
+    /// Run this program instead of the crate's release binary.
+    #[arg(long, value_name = "PATH")]
+    pub command: Option<PathBuf>,
+    /// Arguments the client passes to the server (repeat for several).
+    #[arg(long = "arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub args: Vec<String>,
+    /// Build the release binary first (`cargo build --release`).
+    #[arg(long)]
+    pub build: bool,
+    /// The crate's Cargo.toml (default: the crate in the current folder).
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+    /// The package, in a workspace of several.
+    #[arg(long, short = 'p', value_name = "NAME")]
+    pub package: Option<String>,
+    /// The binary, in a package of several.
+    #[arg(long, value_name = "NAME")]
+    pub bin: Option<String>,
+    /// Show the change without writing it.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// `cargo mcp surface`.
+#[derive(Debug, Args)]
+pub struct SurfaceArgs {
+    /// How to reach the server.
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// Compare with the recorded surface instead of writing it; exit 1 on a breaking change or
+    /// over the token budget.
+    #[arg(long)]
+    pub check: bool,
+    /// The surface file.
+    #[arg(long, value_name = "PATH", default_value = surface::DEFAULT_FILE)]
+    pub file: PathBuf,
+    /// Set "tokenBudget" in the file: the most tokens tools/list may take.
+    #[arg(long, value_name = "TOKENS", conflicts_with = "check")]
+    pub token_budget: Option<u64>,
+}
+
+/// `cargo mcp list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// How to reach the server.
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// Print the lists as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `cargo mcp call`.
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// How to reach the server.
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// The tool's name.
+    pub tool: String,
+    /// Its arguments: key=value (typed by the tool's input schema) or key:=JSON.
+    #[arg(value_name = "KEY=VALUE")]
+    pub arguments: Vec<String>,
+    /// Print the whole result as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `cargo mcp read`.
+#[derive(Debug, Args)]
+pub struct ReadArgs {
+    /// How to reach the server.
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// The resource's URI.
+    pub uri: String,
+    /// Print the whole result as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `cargo mcp get`.
+#[derive(Debug, Args)]
+pub struct GetArgs {
+    /// How to reach the server.
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// The prompt's name.
+    pub prompt: String,
+    /// Its arguments: key=value.
+    #[arg(value_name = "KEY=VALUE")]
+    pub arguments: Vec<String>,
+    /// Print the whole result as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A command's failure: what to print, and the exit code.
+#[derive(Debug)]
+pub struct Failure {
+    /// The message, for stderr.
+    pub message: String,
+    /// The exit code.
+    pub code: i32,
+}
+
+impl Failure {
+    fn usage(message: impl Into<String>) -> Self {
+        Failure { message: message.into(), code: EXIT_USAGE }
+    }
+}
+
+impl From<ConnectionError> for Failure {
+    fn from(error: ConnectionError) -> Self {
+        Failure::usage(error.to_string())
+    }
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Self {
+        Failure::usage(message)
+    }
+}
+
+/// Runs a parsed command; returns the exit code.
+pub async fn run(cli: Cli) -> i32 {
+    let outcome = match cli.command {
+        Command::New(args) => new(args),
+        Command::Install(args) => install(args),
+        Command::Surface(args) => surface(args).await,
+        Command::List(args) => list(args).await,
+        Command::Call(args) => call(args).await,
+        Command::Read(args) => read(args).await,
+        Command::Get(args) => get(args).await,
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(failure) => {
+            if !failure.message.is_empty() {
+                eprintln!("error: {}", failure.message);
+            }
+            failure.code
+        }
+    }
+}
+
+/// The connection the server arguments ask for.
+///
+/// To wire in `mcp_runtime::client`: connect with it here (stdio and HTTP) and implement
+/// [`Connection`] for it; the commands below do not change.
+async fn connect(server: &ServerArgs) -> Result<StdioConnection, Failure> {
+    match (&server.stdio, &server.http) {
+        (Some(command), _) => Ok(StdioConnection::spawn(command).await?),
+        (None, Some(url)) => Err(Failure::usage(format!(
+            "--http {url}: this cargo-mcp has no HTTP client yet (it comes with mcp_runtime::client); run the server over stdio with --stdio \"CMD ARGS\""
+        ))),
+        (None, None) => {
+            let found = install::find_crate(None, None, None).map_err(|e| {
+                format!(
+                    "no server given: pass --stdio \"CMD ARGS\" or --http URL, or run this in your server's crate ({e})"
+                )
+            })?;
+            install::build(&found, false)?;
+            let binary = found.debug_binary.display().to_string();
+            eprintln!("Running {binary}");
+            Ok(StdioConnection::spawn(&shlex::try_quote(&binary).map_err(|e| e.to_string())?).await?)
+        }
+    }
+}
+
+fn new(args: NewArgs) -> Result<i32, Failure> {
+    let runtime = match (args.runtime_path, args.runtime_version) {
+        (Some(path), _) => Runtime::Path(path.canonicalize().map_err(|e| {
+            format!("--runtime-path {}: {e} (name the mcp-runtime/ folder of a checkout)", path.display())
+        })?),
+        (None, Some(version)) => Runtime::Version(version),
+        (None, None) => Runtime::built_from()?,
+    };
+    let dir = args.path.unwrap_or_else(|| PathBuf::from(&args.name));
+    scaffold::create(&dir, &args.name, &runtime)?;
+    eprintln!("Created MCP server `{}` in {}", args.name, dir.display());
+    if let Some(workspace) = scaffold::enclosing_workspace(&dir) {
+        eprintln!(
+            "  note: {} holds a workspace: add \"{}\" to its `members` (or to `exclude`, to build it on its own)",
+            workspace.display(),
+            dir.display()
+        );
+    }
+    if let Runtime::Path(path) = &runtime {
+        eprintln!("  mcp-runtime from {} (--runtime-version to use crates.io)", path.display());
+    }
+    eprintln!("Next:");
+    eprintln!("  cd {}", dir.display());
+    eprintln!("  cargo test");
+    eprintln!("  cargo build && cargo mcp call --stdio target/debug/{} greet name=Ada", args.name);
+    Ok(EXIT_OK)
+}
+
+fn install(args: InstallArgs) -> Result<i32, Failure> {
+    // The crate gives the binary, the default name and the project's root; each can be given instead.
+    let needs_binary = args.http.is_none() && args.command.is_none();
+    let needs_name = args.name.is_none() && args.command.is_none();
+    let wants_root = args.config.is_none() && args.scope == Scope::Project;
+    let found = if needs_binary || needs_name || wants_root {
+        match install::find_crate(args.manifest_path.as_deref(), args.package.as_deref(), args.bin.as_deref()) {
+            Ok(found) => Some(found),
+            Err(e) if needs_binary || needs_name => return Err(e.into()),
+            Err(_) => None, // the project is the current folder
+        }
+    } else {
+        None
+    };
+    let transport = match (&args.http, &args.command, &found) {
+        (Some(url), _, _) => Transport::Http { url: url.clone() },
+        (None, Some(command), _) => Transport::Stdio { command: absolute(command), args: args.args.clone() },
+        (None, None, Some(found)) => {
+            if args.build {
+                install::build(found, true)?;
+            }
+            if !found.release_binary.is_file() {
+                return Err(Failure::usage(format!(
+                    "{} does not exist: build it first with `cargo build --release -p {} --bin {}`, or pass --build",
+                    found.release_binary.display(),
+                    found.name,
+                    found.bin
+                )));
+            }
+            Transport::Stdio { command: absolute(&found.release_binary), args: args.args.clone() }
+        }
+        (None, None, None) => unreachable!("find_crate answered or failed above"),
+    };
+    let name = match (&args.name, &found, &args.command) {
+        (Some(name), _, _) => name.clone(),
+        (None, _, Some(command)) => command.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),
+        (None, Some(found), None) => found.name.clone(),
+        (None, None, None) => return Err(Failure::usage("name the server with --name NAME")),
+    };
+    let config = match args.config {
+        Some(path) => path,
+        None => {
+            let project = match &found {
+                Some(found) => found.workspace_root.clone(),
+                None => std::env::current_dir().map_err(|e| format!("cannot tell the current folder: {e}"))?,
+            };
+            let home = std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")).map(PathBuf::from);
+            args.client.config_path(args.scope, &project, home.as_deref())?
+        }
+    };
+    let before = match std::fs::read_to_string(&config) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(Failure::usage(format!("cannot read {}: {e}", config.display()))),
+    };
+    let entry = args.client.entry(&transport);
+    let key = args.client.servers_key();
+    let (after, outcome) = install::edit(&before, key, &name, &entry).map_err(|why| {
+        let snippet = serde_json::to_string_pretty(&json!({ key: { &name: entry } })).unwrap_or_default();
+        format!("cannot edit {}: {why}. Fix the file, or add this by hand:\n{snippet}", config.display())
+    })?;
+    let client = args.client.title();
+    if outcome == Outcome::Unchanged {
+        eprintln!("{} already has `{name}` with this entry: nothing to change", config.display());
+        return Ok(EXIT_OK);
+    }
+    print!("{}", install::diff(&config, &before, &after));
+    if args.dry_run {
+        eprintln!("dry run: {} not written", config.display());
+        return Ok(EXIT_OK);
+    }
+    if let Some(parent) = config.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    }
+    std::fs::write(&config, &after).map_err(|e| format!("cannot write {}: {e}", config.display()))?;
+    let verb = if outcome == Outcome::Added { "added" } else { "updated" };
+    eprintln!(
+        "{verb} `{name}` in {} for {client}; restart {client} (or reload its MCP servers) to use it",
+        config.display()
+    );
+    Ok(EXIT_OK)
+}
+
+fn absolute(path: &Path) -> String {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()).display().to_string()
+}
+
+async fn surface(args: SurfaceArgs) -> Result<i32, Failure> {
+    let recorded = if args.check { Some(check::read(&args.file)?) } else { None };
+    let mut connection = connect(&args.server).await?;
+    eprintln!("listing the server's tools, resources and prompts, and counting tokens...");
+    let mut current = check::fetch(&mut connection).await?;
+    connection.close().await;
+    if let Some(recorded) = recorded {
+        let report = Report::new(&recorded, &current);
+        print!("{report}");
+        return Ok(if report.passed() { EXIT_OK } else { EXIT_FAILED });
+    }
+    current.token_budget = args.token_budget;
+    // What changed since the recorded surface, for the person about to commit the new one.
+    if let Ok(previous) = check::read(&args.file) {
+        for change in crate::compare(&previous, &current) {
+            eprintln!("{change}");
+        }
+    }
+    let changed = check::write(&args.file, &current)?;
+    let counts = format!(
+        "{} tools, {} resources, {} resource templates, {} prompts; tools/list takes {} tokens ({})",
+        current.tools.len(),
+        current.resources.len(),
+        current.resource_templates.len(),
+        current.prompts.len(),
+        current.tokens.unwrap_or(0),
+        crate::tokens::ENCODING
+    );
+    if changed {
+        println!("wrote {}: {counts}", args.file.display());
+    } else {
+        println!("{} is up to date: {counts}", args.file.display());
+    }
+    Ok(EXIT_OK)
+}
+
+async fn list(args: ListArgs) -> Result<i32, Failure> {
+    let mut connection = connect(&args.server).await?;
+    let tools = connection.list_tools().await.or_else(empty_if_absent)?;
+    let resources = connection.list_resources().await.or_else(empty_if_absent)?;
+    let templates = connection.list_resource_templates().await.or_else(empty_if_absent)?;
+    let prompts = connection.list_prompts().await.or_else(empty_if_absent)?;
+    connection.close().await;
+    if args.json {
+        print!(
+            "{}",
+            output::pretty(&json!({
+                "tools": tools, "resources": resources, "resourceTemplates": templates, "prompts": prompts
+            }))
+        );
+    } else {
+        print!("{}", output::lists(&tools, &resources, &templates, &prompts));
+    }
+    Ok(EXIT_OK)
+}
+
+fn empty_if_absent(error: ConnectionError) -> Result<Vec<Value>, ConnectionError> {
+    match error {
+        ConnectionError::Rpc { code: crate::connection::METHOD_NOT_FOUND, .. } => Ok(Vec::new()),
+        other => Err(other),
+    }
+}
+
+async fn call(args: CallArgs) -> Result<i32, Failure> {
+    let mut connection = connect(&args.server).await?;
+    let tools = connection.list_tools().await?;
+    let Some(tool) = tools.iter().find(|t| t["name"] == args.tool.as_str()) else {
+        let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+        return Err(Failure::usage(format!("the server has no tool `{}`; its tools: {}", args.tool, names.join(", "))));
+    };
+    let arguments = arguments::from_words(&args.arguments, tool.get("inputSchema"))
+        .map_err(|e| format!("{e}\nusage: cargo mcp call ... {} KEY=VALUE...", args.tool))?;
+    let result = connection.call_tool(&args.tool, arguments).await?;
+    connection.close().await;
+    let is_error = result.get("isError") == Some(&Value::Bool(true));
+    if args.json {
+        print!("{}", output::pretty(&result));
+    } else if is_error {
+        eprint!("tool error: {}", output::call_result(&result));
+    } else {
+        print!("{}", output::call_result(&result));
+    }
+    Ok(if is_error { EXIT_FAILED } else { EXIT_OK })
+}
+
+async fn read(args: ReadArgs) -> Result<i32, Failure> {
+    let mut connection = connect(&args.server).await?;
+    let result = connection.read_resource(&args.uri).await?;
+    connection.close().await;
+    print!("{}", if args.json { output::pretty(&result) } else { output::read_result(&result) });
+    Ok(EXIT_OK)
+}
+
+async fn get(args: GetArgs) -> Result<i32, Failure> {
+    // Prompt arguments are strings: no schema to type them by.
+    let mut arguments = Map::new();
+    for word in &args.arguments {
+        let (key, value) = word
+            .split_once('=')
+            .ok_or_else(|| format!("`{word}` is not an argument: write key=value (prompt arguments are text)"))?;
+        arguments.insert(key.to_owned(), Value::String(value.to_owned()));
+    }
+    let mut connection = connect(&args.server).await?;
+    let result = connection.get_prompt(&args.prompt, Value::Object(arguments)).await?;
+    connection.close().await;
+    print!("{}", if args.json { output::pretty(&result) } else { output::prompt_result(&result) });
+    Ok(EXIT_OK)
+}
+
+/// The arguments as `cargo` passes them to `cargo-mcp` (`cargo-mcp mcp ARGS`), or as typed to
+/// the binary directly (`cargo-mcp ARGS`): the `mcp` that cargo inserts is dropped.
+pub fn args_from_cargo(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    if args.get(1).is_some_and(|a| a == "mcp") {
+        args.remove(1);
+    }
+    args
+}

@@ -1,0 +1,400 @@
+//! `cargo mcp` as a person runs it: the binary, against the calculator example over stdio.
+//!
+//! The calculator is `CALCULATOR_BIN`, else `calculator` in the target folder these tests were
+//! built in, built with `cargo build -p calculator` when missing.
+
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+const CARGO_MCP: &str = env!("CARGO_BIN_EXE_cargo-mcp");
+
+/// The workspace's root, where `Cargo.toml` names every member.
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("cargo-mcp/ is in the workspace").to_path_buf()
+}
+
+/// The target folder this test was built in (`target/debug/deps/..` -> `target/`).
+fn target_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let mut dir = exe.parent().expect("the test binary's folder").to_path_buf();
+    if dir.ends_with("deps") {
+        dir.pop();
+    }
+    dir.pop(); // the profile's folder (debug)
+    dir
+}
+
+/// An example's binary: `<NAME>_BIN`, else the one in the target folder, built when missing.
+fn example(name: &str, variable: &str) -> String {
+    if let Some(path) = std::env::var_os(variable) {
+        return path.to_string_lossy().into_owned();
+    }
+    let binary = target_dir().join("debug").join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    if !binary.is_file() {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let status = Command::new(cargo)
+            .args(["build", "-p", name])
+            .current_dir(workspace())
+            .env("CARGO_TARGET_DIR", target_dir())
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "`cargo build -p {name}` failed");
+    }
+    binary.to_string_lossy().into_owned()
+}
+
+fn calculator() -> &'static str {
+    static PATH: OnceLock<String> = OnceLock::new();
+    PATH.get_or_init(|| example("calculator", "CALCULATOR_BIN"))
+}
+
+fn notes() -> &'static str {
+    static PATH: OnceLock<String> = OnceLock::new();
+    PATH.get_or_init(|| example("notes", "NOTES_BIN"))
+}
+
+fn cargo_mcp(args: &[&str]) -> Output {
+    cargo_mcp_in(&std::env::temp_dir(), args)
+}
+
+fn cargo_mcp_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(CARGO_MCP).args(args).current_dir(dir).output().expect("cargo-mcp runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn code(output: &Output) -> i32 {
+    output.status.code().expect("exited, not killed")
+}
+
+#[test]
+fn list_shows_each_tool_with_its_arguments() {
+    let output = cargo_mcp(&["list", "--stdio", calculator()]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.starts_with("tools:\n  add(a: number, b: number)  "), "{text}");
+    assert!(text.contains("divide(a: number, b: number)    Divide `a` by `b`."), "{text}");
+
+    let output = cargo_mcp(&["list", "--stdio", calculator(), "--json"]);
+    let lists: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let names: Vec<&str> = lists["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["add", "subtract", "multiply", "divide"]);
+    assert_eq!(lists["prompts"], json!([]), "a server without prompts lists none");
+}
+
+#[test]
+fn the_cargo_subcommand_form_is_accepted() {
+    // `cargo mcp list` runs `cargo-mcp mcp list`.
+    let output = cargo_mcp(&["mcp", "list", "--stdio", calculator()]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+}
+
+#[test]
+fn call_prints_the_result_typed_by_the_schema() {
+    let output = cargo_mcp(&["call", "--stdio", calculator(), "add", "a=2", "b=3"]);
+    assert_eq!((code(&output), stdout(&output).as_str()), (0, "5\n"), "{}", stderr(&output));
+    let output = cargo_mcp(&["call", "--stdio", calculator(), "multiply", "a=-1.5", "b=2"]);
+    assert_eq!(stdout(&output), "-3\n");
+    let output = cargo_mcp(&["call", "--stdio", calculator(), "add", "a=2", "b=3", "--json"]);
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(result["content"], json!([{"type": "text", "text": "5"}]));
+}
+
+#[test]
+fn a_tool_error_exits_with_1() {
+    let output = cargo_mcp(&["call", "--stdio", calculator(), "divide", "a=1", "b=0"]);
+    assert_eq!(code(&output), 1);
+    assert_eq!(stdout(&output), "");
+    assert!(stderr(&output).contains("tool error: cannot divide by zero"), "{}", stderr(&output));
+    let output = cargo_mcp(&["call", "--stdio", calculator(), "divide", "a=1", "b=0", "--json"]);
+    assert_eq!(code(&output), 1);
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(result["isError"], true);
+}
+
+#[test]
+fn read_and_get_print_the_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = format!("{} {}", notes(), dir.path().join("notes").display()); // made, with samples
+    let output = cargo_mcp(&["read", "--stdio", &server, "notes://index"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(stdout(&output).starts_with("# Notes\n"), "{}", stdout(&output));
+    let output = cargo_mcp(&["read", "--stdio", &server, "notes://welcome", "--json"]);
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(result["contents"][0]["uri"], "notes://welcome");
+    let output = cargo_mcp(&["get", "--stdio", &server, "summarize_note", "name=welcome"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(stdout(&output).starts_with("user: Summarize the note `welcome`"), "{}", stdout(&output));
+    let output = cargo_mcp(&["read", "--stdio", &server, "notes://missing"]);
+    assert_eq!(code(&output), 2);
+    assert!(stderr(&output).contains("Resource not found"), "{}", stderr(&output));
+
+    let output = cargo_mcp(&["list", "--stdio", &server]);
+    let text = stdout(&output);
+    assert!(text.contains("\nresource templates:\n  notes://{name}  A note, by name.\n"), "{text}");
+    assert!(text.contains("\nprompts:\n  summarize_note(name)  Summarize a note.\n"), "{text}");
+}
+
+#[test]
+fn usage_and_connection_errors_exit_with_2_and_say_what_to_do() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["call", "--stdio", calculator(), "add", "a=two", "b=1"], "`a` must be number (got `two`)"),
+        (&["call", "--stdio", calculator(), "add", "a=1"], "missing required argument(s): b=..."),
+        (&["call", "--stdio", calculator(), "add", "a=1", "b=2", "c=3"], "no argument `c`"),
+        (&["call", "--stdio", calculator(), "power"], "no tool `power`; its tools: add, subtract, multiply, divide"),
+        (&["call", "--stdio", "/nonexistent/server", "add"], "cannot start `/nonexistent/server`"),
+        (&["list", "--http", "http://127.0.0.1:9/mcp"], "run the server over stdio with --stdio"),
+        (&["list"], "no server given: pass --stdio"),
+        (&["list", "--stdio", calculator(), "--http", "http://127.0.0.1:9/mcp"], "cannot be used with"),
+        (
+            &["surface", "--stdio", calculator(), "--check", "--file", "/nonexistent/mcp-surface.json"],
+            "record one first",
+        ),
+    ];
+    for (args, message) in cases {
+        let output = cargo_mcp(args);
+        assert_eq!(code(&output), 2, "{args:?}: {}", stderr(&output));
+        assert!(stderr(&output).contains(message), "{args:?}: {}", stderr(&output));
+    }
+}
+
+#[test]
+fn help_shows_examples_for_each_subcommand() {
+    for command in ["new", "install", "surface", "list", "call", "read", "get"] {
+        let output = cargo_mcp(&[command, "--help"]);
+        assert_eq!(code(&output), 0);
+        assert!(stdout(&output).contains("Examples:\n  cargo "), "{command}: {}", stdout(&output));
+    }
+}
+
+#[test]
+fn surface_is_written_then_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mcp-surface.json");
+    let file_arg = file.to_str().unwrap();
+    let output = cargo_mcp(&["surface", "--stdio", calculator(), "--file", file_arg]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(stdout(&output).starts_with("wrote "), "{}", stdout(&output));
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.ends_with("}\n"));
+    let recorded: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(recorded["tools"].as_array().unwrap().len(), 4);
+    assert_eq!(recorded["tokens"]["encoding"], "o200k_base");
+
+    // Nothing changed: written again, the file is the same; checked, it passes.
+    let output = cargo_mcp(&["surface", "--stdio", calculator(), "--file", file_arg]);
+    assert!(stdout(&output).contains("is up to date"), "{}", stdout(&output));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+    let output = cargo_mcp(&["surface", "--stdio", calculator(), "--check", "--file", file_arg]);
+    assert_eq!(code(&output), 0, "{}{}", stdout(&output), stderr(&output));
+
+    // A recorded surface the server no longer meets: an argument it dropped, one it now
+    // requires, a tool it removed.
+    let mut old = recorded.clone();
+    let add = &mut old["tools"][0];
+    assert_eq!(add["name"], "add");
+    add["inputSchema"]["properties"]["c"] = json!({"type": "number"});
+    add["inputSchema"]["required"] = json!(["a", "c"]);
+    let mut power = add.clone();
+    power["name"] = json!("power");
+    old["tools"].as_array_mut().unwrap().push(power);
+    let modified = dir.path().join("old-surface.json");
+    std::fs::write(&modified, serde_json::to_string_pretty(&old).unwrap()).unwrap();
+    let output = cargo_mcp(&["surface", "--stdio", calculator(), "--check", "--file", modified.to_str().unwrap()]);
+    assert_eq!(code(&output), 1, "{}", stderr(&output));
+    let report = stdout(&output);
+    for line in [
+        "breaking: tool `add`: argument `b` is now required",
+        "breaking: tool `add`: argument `c` removed",
+        "breaking: tool `power`: removed",
+        "3 breaking change(s)",
+    ] {
+        assert!(report.contains(line), "missing {line:?} in:\n{report}");
+    }
+}
+
+#[test]
+fn the_token_budget_fails_the_check_when_exceeded() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mcp-surface.json");
+    let file_arg = file.to_str().unwrap();
+    let output = cargo_mcp(&["surface", "--stdio", calculator(), "--file", file_arg, "--token-budget", "10"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let recorded: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(recorded["tokenBudget"], 10);
+    let output = cargo_mcp(&["surface", "--stdio", calculator(), "--check", "--file", file_arg]);
+    assert_eq!(code(&output), 1);
+    assert!(stdout(&output).contains("over budget: tools/list takes"), "{}", stdout(&output));
+    // Recording again keeps the budget; a larger one passes.
+    let output = cargo_mcp(&["surface", "--stdio", calculator(), "--file", file_arg]);
+    assert_eq!(code(&output), 0);
+    let recorded: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(recorded["tokenBudget"], 10);
+    cargo_mcp(&["surface", "--stdio", calculator(), "--file", file_arg, "--token-budget", "100000"]);
+    let output = cargo_mcp(&["surface", "--stdio", calculator(), "--check", "--file", file_arg]);
+    assert_eq!(code(&output), 0, "{}", stdout(&output));
+    assert!(stdout(&output).contains("of 100000 tokens (o200k_base)"), "{}", stdout(&output));
+}
+
+fn install(config: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["install"];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--config", config.to_str().unwrap()]);
+    cargo_mcp(&args)
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn install_writes_a_fresh_file_then_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("nested").join("claude_desktop_config.json");
+    let output = install(&config, &["claude-desktop", "--command", calculator()]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(stdout(&output).contains("+      \"command\": "), "the change is shown as a diff: {}", stdout(&output));
+    assert!(stderr(&output).contains("added `calculator`"), "{}", stderr(&output));
+    assert_eq!(read_json(&config), json!({"mcpServers": {"calculator": {"command": calculator(), "args": []}}}));
+
+    let before = std::fs::read_to_string(&config).unwrap();
+    let output = install(&config, &["claude-desktop", "--command", calculator()]);
+    assert_eq!(code(&output), 0);
+    assert_eq!(stdout(&output), "", "no diff the second time");
+    assert!(stderr(&output).contains("nothing to change"), "{}", stderr(&output));
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), before);
+}
+
+#[test]
+fn install_keeps_other_servers_and_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join(".mcp.json");
+    let original = "{\n  \"mcpServers\": {\n    \"github\": {\n      \"type\": \"http\",\n      \"url\": \"https://example.com/mcp\"\n    }\n  },\n  \"other\": true\n}\n";
+    std::fs::write(&config, original).unwrap();
+    let output = install(&config, &["claude-code", "--command", calculator(), "--name", "calc", "--arg", "--verbose"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let written = std::fs::read_to_string(&config).unwrap();
+    assert!(written.starts_with("{\n  \"mcpServers\": {\n    \"github\": {\n      \"type\": \"http\","), "{written}");
+    assert!(written.ends_with("  },\n  \"other\": true\n}\n"), "{written}");
+    let value = read_json(&config);
+    assert_eq!(value["mcpServers"]["github"], json!({"type": "http", "url": "https://example.com/mcp"}));
+    assert_eq!(value["mcpServers"]["calc"], json!({"type": "stdio", "command": calculator(), "args": ["--verbose"]}));
+    assert_eq!(value["other"], true);
+
+    // --dry-run shows the change and writes nothing.
+    let output =
+        install(&config, &["claude-code", "--http", "http://127.0.0.1:8080/mcp", "--name", "calc", "--dry-run"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(stdout(&output).contains("+      \"url\": \"http://127.0.0.1:8080/mcp\""), "{}", stdout(&output));
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), written);
+}
+
+#[test]
+fn install_http_in_each_clients_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = "http://127.0.0.1:8080/mcp";
+    let cases = [
+        ("vscode", "servers", json!({"type": "http", "url": url})),
+        ("claude-code", "mcpServers", json!({"type": "http", "url": url})),
+        ("cursor", "mcpServers", json!({"url": url})),
+        ("claude-desktop", "mcpServers", json!({"command": "npx", "args": ["-y", "mcp-remote", url]})),
+    ];
+    for (client, key, entry) in cases {
+        let config = dir.path().join(format!("{client}.json"));
+        let output = install(&config, &[client, "--http", url, "--name", "notes"]);
+        assert_eq!(code(&output), 0, "{client}: {}", stderr(&output));
+        assert_eq!(read_json(&config), json!({ key: { "notes": entry } }), "{client}");
+        let output = install(&config, &[client, "--http", url, "--name", "notes"]);
+        assert!(stderr(&output).contains("nothing to change"), "{client}: {}", stderr(&output));
+    }
+}
+
+#[test]
+fn install_finds_the_crate_with_cargo_metadata_and_explains_what_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("mcp.json");
+    let manifest = workspace().join("examples/calculator/Cargo.toml");
+    let manifest = manifest.to_str().unwrap();
+    let output = install(&config, &["cursor", "--manifest-path", manifest, "--bin", "calc"]);
+    assert_eq!(code(&output), 2);
+    assert!(
+        stderr(&output).contains("`calculator` has no binary `calc`; its binaries: calculator"),
+        "{}",
+        stderr(&output)
+    );
+    // With --http, the crate gives the server's default name.
+    let output = install(&config, &["cursor", "--manifest-path", manifest, "--http", "http://127.0.0.1:1/mcp"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(read_json(&config), json!({"mcpServers": {"calculator": {"url": "http://127.0.0.1:1/mcp"}}}));
+    // A broken file is left alone, with the entry to add by hand.
+    std::fs::write(&config, "{ \"mcpServers\": ").unwrap();
+    let output = install(&config, &["cursor", "--http", "http://127.0.0.1:1/mcp", "--name", "x"]);
+    assert_eq!(code(&output), 2);
+    assert!(
+        stderr(&output).contains("not valid JSON") && stderr(&output).contains("add this by hand"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn new_refuses_an_existing_folder_and_a_bad_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = cargo_mcp_in(dir.path(), &["new", "taken"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let output = cargo_mcp_in(dir.path(), &["new", "taken"]);
+    assert_eq!(code(&output), 2);
+    assert!(stderr(&output).contains("already exists: choose another name, or another folder with --path"));
+    for (name, message) in [("2fast", "must start with a letter"), ("my server", "is not allowed"), ("fn", "keyword")] {
+        let output = cargo_mcp_in(dir.path(), &["new", name]);
+        assert_eq!(code(&output), 2, "{name}");
+        assert!(stderr(&output).contains(message), "{name}: {}", stderr(&output));
+        assert!(!dir.path().join(name).exists());
+    }
+    let output = cargo_mcp_in(dir.path(), &["new", "x", "--runtime-path", "/nonexistent"]);
+    assert_eq!(code(&output), 2);
+    assert!(stderr(&output).contains("--runtime-path /nonexistent"), "{}", stderr(&output));
+}
+
+/// The generated crate's own test passes. It builds in the workspace's target folder, with the
+/// workspace's lock file, so it reuses what the workspace built.
+#[test]
+fn a_new_server_builds_and_passes_its_test() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = cargo_mcp_in(dir.path(), &["new", "hello-mcp", "--path", "servers/hello"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let crate_dir = dir.path().join("servers/hello");
+    let manifest = std::fs::read_to_string(crate_dir.join("Cargo.toml")).unwrap();
+    let runtime = workspace().join("mcp-runtime").canonicalize().unwrap();
+    assert!(manifest.contains(&format!("mcp-runtime = {{ path = \"{}\" }}", runtime.display())), "{manifest}");
+    std::fs::copy(workspace().join("Cargo.lock"), crate_dir.join("Cargo.lock")).unwrap();
+
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .args(["test", "--quiet"])
+        .current_dir(&crate_dir)
+        .env("CARGO_TARGET_DIR", target_dir())
+        .output()
+        .expect("cargo runs");
+    assert!(output.status.success(), "cargo test in the new crate failed:\n{}\n{}", stdout(&output), stderr(&output));
+    assert!(stdout(&output).contains("2 passed"), "{}", stdout(&output));
+
+    // It runs as a server too: without --stdio, `cargo mcp` builds the crate it is run in and
+    // runs its binary.
+    let output = Command::new(CARGO_MCP)
+        .args(["call", "greet", "name=Ada"])
+        .current_dir(&crate_dir)
+        .env("CARGO_TARGET_DIR", target_dir())
+        .output()
+        .expect("cargo-mcp runs");
+    assert_eq!((code(&output), stdout(&output).as_str()), (0, "Hello, Ada!\n"), "{}", stderr(&output));
+    assert!(stderr(&output).contains("Building hello-mcp (debug)"), "{}", stderr(&output));
+}
