@@ -1,6 +1,7 @@
 //! RFC 6570 URI templates as MCP resource templates use them: parsing (`{var}`, `{+var}`,
 //! `{#var}`, `{.var}`, `{/var}`, `{;var}`, `{?a,b}`, `{&a}`; the `*` and `:n` modifiers are
-//! refused) and matching a concrete URI back to the variables it binds.
+//! refused), matching a concrete URI back to the variables it binds, and expanding a template
+//! with values ([`UriTemplate::expand`]).
 //!
 //! This is the one URI-template grammar of [`mcp-runtime`](https://docs.rs/mcp-runtime): its
 //! macros check `#[mcp_resource(uri = "...")]` against the function's parameters at compile time
@@ -22,6 +23,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod expansion;
 mod matching;
 mod syntax;
 
