@@ -107,7 +107,7 @@ mod tests {
     #[test]
     fn the_rfcs_examples() {
         let values = |name: &str| {
-            Some(match name {
+            let value = match name {
                 "var" => "value",
                 "hello" => "Hello World!",
                 "path" => "/foo/bar",
@@ -115,8 +115,8 @@ mod tests {
                 "y" => "768",
                 "empty" => "",
                 _ => return None,
-            })
-            .map(str::to_owned)
+            };
+            Some(value.to_owned())
         };
         let cases = [
             ("{var}", "value"),
