@@ -133,6 +133,13 @@ impl AuthInfo {
     pub fn token(&self) -> &str {
         &self.token
     }
+
+    /// The same identity, established from `token` (a cached identity given back to the token
+    /// that proved it).
+    pub(crate) fn with_token(mut self, token: impl Into<String>) -> Self {
+        self.token = token.into();
+        self
+    }
 }
 
 tokio::task_local! {
