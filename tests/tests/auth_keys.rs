@@ -258,7 +258,7 @@ async fn rotated_keys_are_fetched_without_a_restart() {
     let verifier = JwtVerifier::from_jwks_url(idp.url("/jwks"))
         .unwrap()
         .issuer(ISSUER)
-        .key_refetch_interval(Duration::from_millis(200));
+        .key_refetch_interval(Duration::from_millis(500));
     let address = mcp_server(auth_config(verifier), None).await;
     assert_eq!(idp.hits("/jwks"), 0, "nothing is fetched before a token arrives");
 
@@ -270,7 +270,7 @@ async fn rotated_keys_are_fetched_without_a_restart() {
 
     // The authorization server rotates: k1 is gone, k2 signs.
     jwks.rotate(&["k2"]);
-    tokio::time::sleep(Duration::from_millis(250)).await;
+    tokio::time::sleep(Duration::from_millis(550)).await;
     let reply = HttpClient::new(address).with_bearer(&token("k2")).post(&initialize()).await;
     assert_eq!(reply.status, StatusCode::OK, "a token signed with the new key is accepted");
     assert_eq!(idp.hits("/jwks"), 2, "the unknown kid made the verifier fetch the keys again");
@@ -284,8 +284,7 @@ async fn rotated_keys_are_fetched_without_a_restart() {
 async fn unknown_kids_are_refetched_at_most_once_per_interval_in_one_shared_fetch() {
     let jwks = Jwks::new(&["k1"], None);
     let idp = jwks.serve().await;
-    let verifier =
-        JwtVerifier::from_jwks_url(idp.url("/jwks")).unwrap().key_refetch_interval(Duration::from_millis(300));
+    let verifier = JwtVerifier::from_jwks_url(idp.url("/jwks")).unwrap().key_refetch_interval(Duration::from_secs(1));
     assert_eq!(accepted(&verifier, &token("k1")).await.unwrap().subject(), "alice");
     assert_eq!(idp.hits("/jwks"), 1);
 
@@ -295,7 +294,7 @@ async fn unknown_kids_are_refetched_at_most_once_per_interval_in_one_shared_fetc
     assert_eq!(idp.hits("/jwks"), 1);
     assert_eq!(refused.message(), "invalid token signature");
 
-    tokio::time::sleep(Duration::from_millis(350)).await;
+    tokio::time::sleep(Duration::from_millis(1050)).await;
     let k2 = token("k2");
     let (a, b, c, d, e) = tokio::join!(
         accepted(&verifier, &k2),
@@ -317,6 +316,23 @@ async fn unknown_kids_are_refetched_at_most_once_per_interval_in_one_shared_fetc
     // A known key does not wait for anything.
     assert!(accepted(&verifier, &token("k1")).await.is_ok());
     assert_eq!(idp.hits("/jwks"), 2);
+
+    // Without any interval, concurrent misses still share one fetch.
+    let verifier = JwtVerifier::from_jwks_url(idp.url("/jwks")).unwrap().key_refetch_interval(Duration::ZERO);
+    verifier.refresh_keys().await.unwrap();
+    assert_eq!(idp.hits("/jwks"), 3);
+    jwks.rotate(&["k3"]);
+    let k3 = token("k3");
+    let (a, b, c, d) = tokio::join!(
+        accepted(&verifier, &k3),
+        accepted(&verifier, &k3),
+        accepted(&verifier, &k3),
+        accepted(&verifier, &k3)
+    );
+    for result in [a, b, c, d] {
+        assert_eq!(result.unwrap().subject(), "alice");
+    }
+    assert_eq!(idp.hits("/jwks"), 4, "four concurrent misses made one fetch");
 }
 
 #[tokio::test]
@@ -348,17 +364,17 @@ async fn cache_control_decides_how_long_keys_are_kept() {
     assert!(accepted(&verifier, &token("k1")).await.is_ok());
     eventually("a background refresh", || idp.hits("/jwks") == 3).await;
 
-    // no-cache is the floor (200 ms here), not a fetch per token.
+    // no-cache is the floor (500 ms here), not a fetch per token.
     *jwks.cache_control.lock().unwrap() = Some("no-cache".into());
     let verifier = JwtVerifier::from_jwks_url(idp.url("/jwks"))
         .unwrap()
-        .key_cache_bounds(Duration::from_millis(200), Duration::from_secs(3600))
+        .key_cache_bounds(Duration::from_millis(500), Duration::from_secs(3600))
         .key_refetch_interval(Duration::ZERO);
     for _ in 0..3 {
         assert!(accepted(&verifier, &token("k1")).await.is_ok());
     }
     assert_eq!(idp.hits("/jwks"), 4);
-    tokio::time::sleep(Duration::from_millis(250)).await;
+    tokio::time::sleep(Duration::from_millis(550)).await;
     assert!(accepted(&verifier, &token("k1")).await.is_ok());
     eventually("a refresh after the floor", || idp.hits("/jwks") == 5).await;
 
@@ -582,7 +598,7 @@ async fn introspection_checks_activity_audience_and_caches_active_tokens() {
     let verifier =
         IntrospectionVerifier::new(idp.url("/introspect"), ClientCredentials::post(CLIENT_ID, CLIENT_SECRET))
             .unwrap()
-            .cache_for(Duration::from_millis(100))
+            .cache_for(Duration::from_millis(500))
             .cache_capacity(1);
     let before = introspected(&idp, "good");
     assert!(accepted(&verifier, "good").await.is_ok());
@@ -591,7 +607,7 @@ async fn introspection_checks_activity_audience_and_caches_active_tokens() {
     assert!(accepted(&verifier, "machine").await.is_ok());
     assert!(accepted(&verifier, "good").await.is_ok());
     assert_eq!(introspected(&idp, "good"), before + 2, "one entry at most: `machine` pushed `good` out");
-    tokio::time::sleep(Duration::from_millis(150)).await;
+    tokio::time::sleep(Duration::from_millis(550)).await;
     assert!(accepted(&verifier, "good").await.is_ok());
     assert_eq!(introspected(&idp, "good"), before + 3, "the entry ended");
 
@@ -650,7 +666,7 @@ async fn token_endpoint() -> LocalServer {
             "expires_in": 3600,
         });
         match target {
-            "https://short.example.com" => answer["expires_in"] = 1.into(),
+            "https://short.example.com" => answer["expires_in"] = 2.into(),
             "https://forever.example.com" => {
                 answer.as_object_mut().unwrap().remove("expires_in");
             }
@@ -698,7 +714,8 @@ async fn token_exchange_sends_rfc_8693_requests_and_caches_until_expiry() {
     assert_eq!((request.field("audience"), request.field("scope")), (Some("billing"), Some("invoices:read")));
     assert_eq!(request.field("resource"), None);
 
-    // Never kept past its expiry: a token for 1 s is exchanged again after it; one without
+    // Never kept past its expiry: a token for 2 s is kept for 1 s (half its life, less than 30 s),
+    // then exchanged again; one without
     // `expires_in` is not kept.
     for api in ["https://short.example.com", "https://forever.example.com"] {
         let before = idp.hits("/token");
@@ -706,7 +723,7 @@ async fn token_exchange_sends_rfc_8693_requests_and_caches_until_expiry() {
         if api.contains("short") {
             assert_eq!(exchange.token_for(&alice, api).await.unwrap(), one);
             assert_eq!(idp.hits("/token"), before + 1);
-            tokio::time::sleep(Duration::from_millis(600)).await;
+            tokio::time::sleep(Duration::from_millis(1100)).await;
         }
         assert_ne!(exchange.token_for(&alice, api).await.unwrap(), one);
         assert_eq!(idp.hits("/token"), before + 2, "{api}");
