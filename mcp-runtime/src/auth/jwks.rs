@@ -130,14 +130,14 @@ impl KeyStore {
         let fresh_until = *remote.fresh_until.lock().unwrap_or_else(|e| e.into_inner());
         match fresh_until {
             None => {
-                let _ = self.refresh(seen, timing, Why::First).await;
+                let _ = self.refresh_detached(seen, timing, Why::First).await;
                 return self.current();
             }
             Some(until) if Instant::now() >= until => self.refresh_in_background(seen, timing),
             Some(_) => {}
         }
         if kid.is_some_and(|kid| !keys.has_kid(kid)) {
-            let _ = self.refresh(seen, timing, Why::UnknownKid).await;
+            let _ = self.refresh_detached(seen, timing, Why::UnknownKid).await;
             return self.current();
         }
         keys
@@ -148,7 +148,19 @@ impl KeyStore {
         if self.remote.is_none() {
             return Ok(());
         }
-        self.refresh(0, timing, Why::Asked).await
+        self.refresh_detached(0, timing, Why::Asked).await
+    }
+
+    /// [`refresh`](Self::refresh) on a task of its own, awaited: a request dropped while it
+    /// waits (its client went away) does not cancel the fetch that others may be waiting for.
+    async fn refresh_detached(self: &Arc<Self>, seen: u64, timing: Timing, why: Why) -> Result<()> {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return self.refresh(seen, timing, why).await;
+        };
+        let store = Arc::clone(self);
+        runtime.spawn(async move { store.refresh(seen, timing, why).await }).await.unwrap_or_else(|err| {
+            Err(Error::new(ErrorKind::Auth, "fetching the authorization server's keys stopped").with_source(err))
+        })
     }
 
     fn refresh_in_background(self: &Arc<Self>, seen: u64, timing: Timing) {
