@@ -1,7 +1,8 @@
 //! The authorization server as the runtime reaches it (feature `auth`), played by small hyper
 //! servers on 127.0.0.1 that count what they are asked: JWKS fetched by URL and through the
 //! issuer's metadata, key rotation without a restart, the refetch interval, `Cache-Control`,
-//! outages; RFC 7662 introspection; RFC 8693 token exchange.
+//! outages; RFC 7662 introspection; RFC 8693 token exchange; and (with feature `tls` too) an
+//! HTTPS key server whose certificate is not trusted.
 #![cfg(feature = "auth")]
 
 use base64::Engine as _;
@@ -767,4 +768,46 @@ async fn a_tool_exchanges_its_callers_token() {
     let requests = idp.requests("/token");
     assert_eq!(requests.len(), 1);
     assert_eq!(requests[0].field("subject_token"), Some(bearer.as_str()), "the caller's token is the subject");
+}
+
+/// The keys over HTTPS: the client is rustls with the system's trust store, so a server whose
+/// certificate no trusted authority signed (here, self-signed) is refused at the handshake.
+#[cfg(feature = "tls")]
+#[tokio::test]
+async fn an_untrusted_certificate_is_refused() {
+    use tokio_rustls::rustls;
+    let certified = rcgen::generate_simple_self_signed(vec!["localhost".into()]).unwrap();
+    let key = rustls::pki_types::PrivateKeyDer::try_from(certified.signing_key.serialize_der()).unwrap();
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(vec![certified.cert.der().clone()], key)
+        .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let handshakes = Arc::new(Mutex::new((0, 0)));
+    let counted = Arc::clone(&handshakes);
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let completed = acceptor.accept(stream).await.is_ok();
+            let mut counts = counted.lock().unwrap();
+            counts.0 += 1;
+            counts.1 += usize::from(completed);
+        }
+    });
+
+    let verifier = JwtVerifier::from_jwks_url(format!("https://localhost:{port}/jwks")).unwrap();
+    let error = verifier.refresh_keys().await.unwrap_err();
+    let mut chain = error.to_string();
+    let mut source = std::error::Error::source(&error);
+    while let Some(cause) = source {
+        chain.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    assert!(chain.contains("certificate"), "{chain}");
+    eventually("the server saw the attempt", || handshakes.lock().unwrap().0 == 1).await;
+    assert_eq!(handshakes.lock().unwrap().1, 0, "no handshake completed");
 }
