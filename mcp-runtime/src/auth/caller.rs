@@ -28,7 +28,8 @@ use std::sync::Arc;
 ///
 /// [`token`](Self::token) is the raw access token, to call a downstream API *as this user*
 /// only when that API is the token's audience too; the MCP specification forbids passing a
-/// token on to services it was not issued for: get a token of their own for those.
+/// token on to services it was not issued for: get a token of their own for those, e.g. with
+/// [`TokenExchange::token_for`](super::TokenExchange::token_for).
 #[derive(Clone, PartialEq)]
 pub struct AuthInfo {
     principal: Principal,

@@ -24,6 +24,8 @@ use std::time::{Duration, Instant};
 /// never past the token's `exp`), keyed by a SHA-256 hash of the token, at most
 /// [`cache_capacity`](Self::cache_capacity) tokens (10,000). A token revoked meanwhile is still
 /// accepted until its entry ends: keep the time short. Tokens found inactive are not cached.
+/// When the endpoint cannot be reached or refuses the request, the token is refused (`401`,
+/// "the token could not be checked") and the failure is logged with `tracing`.
 ///
 /// ```
 /// use mcp_runtime::auth::{AuthConfig, ClientCredentials, IntrospectionVerifier};
