@@ -192,7 +192,7 @@ impl IntrospectionVerifier {
         if answer.get("nbf").and_then(Value::as_u64).is_some_and(|nbf| nbf > now.saturating_add(leeway)) {
             return Err(AuthError::invalid_token("the token is not valid yet"));
         }
-        let mut until = Instant::now() + self.ttl;
+        let mut until = token_cache::after(self.ttl);
         if let Some(exp) = exp {
             until = until.min(token_cache::instant_of_unix(exp).unwrap_or_else(Instant::now));
         }

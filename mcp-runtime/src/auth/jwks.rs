@@ -6,6 +6,7 @@
 
 use super::JwtKey;
 use super::outbound::{self, without_query};
+use super::token_cache;
 use crate::error::{Error, ErrorKind, Result};
 use reqwest::Url;
 use reqwest::header::{AGE, CACHE_CONTROL, HeaderMap};
@@ -202,7 +203,7 @@ impl KeyStore {
             Ok((key, ttl)) => {
                 tracing::debug!(keys = key.len(), ttl_secs = ttl.as_secs(), "fetched the authorization server's keys");
                 self.set(key);
-                *remote.fresh_until.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now() + ttl);
+                *remote.fresh_until.lock().unwrap_or_else(|e| e.into_inner()) = Some(token_cache::after(ttl));
                 Ok(())
             }
             Err(err) => {

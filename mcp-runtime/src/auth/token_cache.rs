@@ -76,6 +76,11 @@ pub(crate) fn instant_of_unix(seconds: u64) -> Option<Instant> {
     Instant::now().checked_add(ahead)
 }
 
+/// The instant `duration` from now, however long a duration was configured (capped at ten years).
+pub(crate) fn after(duration: Duration) -> Instant {
+    Instant::now() + duration.min(Duration::from_secs(10 * 365 * 24 * 3600))
+}
+
 /// The current Unix time in seconds.
 pub(crate) fn unix_now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_secs()
