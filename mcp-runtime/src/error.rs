@@ -37,8 +37,9 @@ pub enum ErrorKind {
     Config,
     /// The TLS certificate or key could not be read or do not fit (feature `tls`).
     Tls,
-    /// The authorization settings were refused: a key that cannot be read, an `AuthConfig`
-    /// without a canonical resource URI (feature `auth`).
+    /// The authorization settings were refused (a key that cannot be read, an `AuthConfig`
+    /// without a canonical resource URI, a plain-http URL), or the authorization server could not
+    /// be reached or refused a request (fetching keys, exchanging a token) (feature `auth`).
     Auth,
     /// A [`ServerHandle`](crate::ServerHandle) was used while its server was not running.
     NotRunning,

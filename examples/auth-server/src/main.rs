@@ -12,10 +12,21 @@
 //! its protected-resource metadata. `add_note` needs `notes:write`: a token without it does not
 //! see the tool, and a call gets `403 insufficient_scope`.
 //!
-//! DEV ONLY: tokens here are signed with [`DEV_SECRET`], a secret written in this file, and
-//! `--print-test-token` mints them. A real deployment verifies the tokens of a real
-//! authorization server: its public key or JWKS (`JwtKey::rsa_pem`, `JwtKey::jwks`) and its
-//! issuer URL, with `MCP_RESOURCE` set to the URL clients use, behind TLS.
+//! DEV ONLY: by default, tokens here are signed with [`DEV_SECRET`], a secret written in this
+//! file, and `--print-test-token` mints them. A real deployment verifies the tokens of a real
+//! authorization server, whose keys it fetches (and fetches again when they rotate):
+//!
+//! ```text
+//! ISSUER=https://auth.example.com cargo run -p auth-server     # keys from the issuer's metadata
+//! JWKS_URL=https://auth.example.com/jwks.json ISSUER=https://auth.example.com cargo run -p auth-server
+//! ```
+//!
+//! `JWKS_URL` names the key set (with `ISSUER`, the issuer its tokens must come from and clients
+//! are pointed to); `ISSUER` alone finds it in the issuer's metadata (`/.well-known/oauth-authorization-server`
+//! or `/.well-known/openid-configuration`). `AUDIENCE` is the audience tokens must carry when
+//! the authorization server does not use this server's URL (`MCP_RESOURCE`, the URL clients
+//! use). Serve it behind TLS. `--print-test-token` tokens are not accepted then: they are the
+//! development secret's.
 
 use mcp_runtime::State;
 use mcp_runtime::auth::{AuthConfig, AuthInfo, JwtKey, JwtVerifier};
@@ -91,10 +102,15 @@ async fn main() -> mcp_runtime::Result<()> {
         return Ok(());
     }
 
-    let verifier = JwtVerifier::new(JwtKey::hmac_secret(DEV_SECRET)?).issuer(DEV_ISSUER);
+    let (verifier, issuer) = verifier()?;
+    // Keys from the authorization server: fetched now to report a problem at once (the server
+    // starts anyway, and fetches them again when tokens arrive).
+    if let Err(err) = verifier.refresh_keys().await {
+        eprintln!("cannot fetch the authorization server's keys yet: {err}");
+    }
     let auth = AuthConfig::new(verifier)
         .resource(&resource)
-        .authorization_server(DEV_ISSUER)
+        .authorization_server(issuer)
         .scopes(["notes:read"])
         .resource_name("auth-server example");
     let config = HttpConfig::default().auth(auth);
@@ -104,6 +120,27 @@ async fn main() -> mcp_runtime::Result<()> {
         .await
         .map_err(|e| mcp_runtime::Error::msg(format!("cannot bind port {port}: {e}")))?;
     service.serve(listener, shutdown()).await
+}
+
+/// The verifier the environment asks for (`JWKS_URL`, `ISSUER`, `AUDIENCE`), else the DEV ONLY
+/// one, and the issuer clients are pointed to.
+fn verifier() -> mcp_runtime::Result<(JwtVerifier, String)> {
+    let var = |name: &str| std::env::var(name).ok().filter(|value| !value.is_empty());
+    let (verifier, issuer) = match (var("JWKS_URL"), var("ISSUER")) {
+        (Some(url), Some(issuer)) => (JwtVerifier::from_jwks_url(url)?.issuer(&issuer), issuer),
+        (Some(_), None) => {
+            return Err(mcp_runtime::Error::msg(
+                "JWKS_URL needs ISSUER too: the authorization server clients get their tokens from",
+            ));
+        }
+        (None, Some(issuer)) => (JwtVerifier::from_issuer(&issuer)?, issuer),
+        (None, None) => (JwtVerifier::new(JwtKey::hmac_secret(DEV_SECRET)?).issuer(DEV_ISSUER), DEV_ISSUER.to_owned()),
+    };
+    let verifier = match var("AUDIENCE") {
+        Some(audience) => verifier.audience(audience),
+        None => verifier,
+    };
+    Ok((verifier, issuer))
 }
 
 /// Ctrl-C.

@@ -28,7 +28,8 @@ use std::sync::Arc;
 ///
 /// [`token`](Self::token) is the raw access token, to call a downstream API *as this user*
 /// only when that API is the token's audience too; the MCP specification forbids passing a
-/// token on to services it was not issued for: get a token of their own for those.
+/// token on to services it was not issued for: get a token of their own for those, e.g. with
+/// [`TokenExchange::token_for`](super::TokenExchange::token_for).
 #[derive(Clone, PartialEq)]
 pub struct AuthInfo {
     principal: Principal,
@@ -132,6 +133,13 @@ impl AuthInfo {
     /// The raw bearer token.
     pub fn token(&self) -> &str {
         &self.token
+    }
+
+    /// The same identity, established from `token` (a cached identity given back to the token
+    /// that proved it).
+    pub(crate) fn with_token(mut self, token: impl Into<String>) -> Self {
+        self.token = token.into();
+        self
     }
 }
 

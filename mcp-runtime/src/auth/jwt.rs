@@ -1,15 +1,16 @@
 //! [`JwtVerifier`]: JWT access tokens (RFC 9068) checked locally with `jsonwebtoken`: the
-//! signature by a configured key or JWKS, the issuer, the audience, `exp` and `nbf`; scopes
-//! from `scope` (space-separated) and `scp` (an array).
+//! signature by a configured key or JWKS (given, or fetched by `jwks.rs`), the issuer, the
+//! audience, `exp` and `nbf`; scopes from `scope` (space-separated) and `scp` (an array).
 
-use super::{AuthError, AuthInfo, Principal, TokenVerifier};
+use super::jwks::{KeyStore, Source, Timing};
+use super::{AuthError, AuthInfo, Principal, TokenVerifier, outbound};
 use crate::error::{Error, Result};
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};
 use std::str::FromStr as _;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The keys that sign the tokens a [`JwtVerifier`] accepts.
@@ -85,6 +86,21 @@ impl JwtKey {
         Ok(Self { keys })
     }
 
+    /// No key yet (a verifier whose keys are still to be fetched).
+    pub(crate) fn empty() -> Self {
+        Self { keys: Vec::new() }
+    }
+
+    /// How many keys.
+    pub(crate) fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Whether a key has the id `kid`.
+    pub(crate) fn has_kid(&self, kid: &str) -> bool {
+        self.keys.iter().any(|k| k.id.as_deref() == Some(kid))
+    }
+
     fn single(key: DecodingKey) -> Self {
         let algorithms = key.family().algorithms().to_vec();
         Self { keys: vec![Key { id: None, key, algorithms }] }
@@ -97,12 +113,15 @@ impl JwtKey {
     }
 }
 
-/// Verifies JWT access tokens locally: the signature (by a [`JwtKey`]), the issuer (when set),
-/// the audience (the server's canonical URI, or [`audience`](Self::audience)), `exp` (required)
-/// and `nbf`. The caller is the user `sub`, or, in a token without `sub` (OAuth client
-/// credentials), the client `client_id` (a [`Principal::Client`], never equal to a user);
-/// scopes come from `scope` (a space-separated string) and `scp` (an array or a string).
-/// [`access_tokens_only`](Self::access_tokens_only) also requires the RFC 9068 `typ`.
+/// Verifies JWT access tokens locally: the signature (by a [`JwtKey`], or by the keys the
+/// authorization server publishes), the issuer (when set), the audience (the server's canonical
+/// URI, or [`audience`](Self::audience)), `exp` (required) and `nbf`. The caller is the user
+/// `sub`, or, in a token without `sub` (OAuth client credentials), the client `client_id` (a
+/// [`Principal::Client`], never equal to a user); scopes come from `scope` (a space-separated
+/// string) and `scp` (an array or a string). [`access_tokens_only`](Self::access_tokens_only)
+/// also requires the RFC 9068 `typ`.
+///
+/// Keys given once:
 ///
 /// ```
 /// use mcp_runtime::auth::{JwtKey, JwtVerifier};
@@ -115,11 +134,40 @@ impl JwtKey {
 /// # }
 /// ```
 ///
-/// It does not fetch keys: for an authorization server that rotates them, fetch its JWKS
-/// with the HTTP client you use and hand it over with [`set_key`](Self::set_key), e.g. from a
-/// task that refreshes it hourly.
+/// Keys fetched from the authorization server, so that it can rotate them without a restart:
+/// from its issuer's metadata ([`from_issuer`](Self::from_issuer)), or from a JWKS URL
+/// ([`from_jwks_url`](Self::from_jwks_url)).
+///
+/// ```
+/// use mcp_runtime::auth::JwtVerifier;
+/// use std::time::Duration;
+///
+/// # fn main() -> mcp_runtime::Result<()> {
+/// // Reads https://auth.example.com/.well-known/oauth-authorization-server (or
+/// // openid-configuration) for its `jwks_uri`, and accepts only tokens whose `iss` is the issuer.
+/// let verifier = JwtVerifier::from_issuer("https://auth.example.com")?;
+/// // Or the JWKS itself, naming the issuer to trust.
+/// let verifier = JwtVerifier::from_jwks_url("https://auth.example.com/.well-known/jwks.json")?
+///     .issuer("https://auth.example.com")
+///     .key_refetch_interval(Duration::from_secs(60));
+/// # let _ = verifier;
+/// # Ok(())
+/// # }
+/// ```
+///
+/// Fetched keys are kept as long as the response's `Cache-Control: max-age` says (taken within
+/// [`key_cache_bounds`](Self::key_cache_bounds), 1 minute to 24 hours by default; 10 minutes when
+/// it does not say), then fetched again in the background while the old ones still serve. A
+/// token whose `kid` the set lacks makes the verifier fetch them again at once, at most once per
+/// [`key_refetch_interval`](Self::key_refetch_interval) (30 s by default), requests arriving
+/// meanwhile sharing that fetch. When a fetch fails (the server down, an error, a response over
+/// 256 KiB or no usable key), the last good keys keep serving and the failure is logged with
+/// `tracing`. The first keys are fetched when the first token arrives; call
+/// [`refresh_keys`](Self::refresh_keys) at start-up to fetch them then, and fail early. URLs must
+/// be `https` (plain `http` is accepted only to a loopback address, for development).
 pub struct JwtVerifier {
-    key: RwLock<Arc<JwtKey>>,
+    keys: Arc<KeyStore>,
+    timing: Timing,
     issuers: Vec<String>,
     audiences: Vec<String>,
     leeway: Duration,
@@ -140,8 +188,35 @@ impl std::fmt::Debug for JwtVerifier {
 impl JwtVerifier {
     /// Accepts tokens signed by `key`.
     pub fn new(key: JwtKey) -> Self {
+        Self::with_store(KeyStore::fixed(key))
+    }
+
+    /// Accepts tokens signed by the keys of the JSON Web Key Set at `url`, fetched when the
+    /// first token arrives and kept fresh (see the type's documentation). Name the issuer to
+    /// trust with [`issuer`](Self::issuer).
+    ///
+    /// An error if `url` is not a URL, or not `https` (plain `http` only to a loopback address).
+    pub fn from_jwks_url(url: impl AsRef<str>) -> Result<Self> {
+        let url = outbound::checked_url("JwtVerifier::from_jwks_url", url.as_ref())?;
+        Ok(Self::with_store(KeyStore::remote(Source::Jwks(url))))
+    }
+
+    /// Accepts tokens from `issuer` (their `iss`), signed by the keys at the `jwks_uri` of its
+    /// metadata: RFC 8414's `/.well-known/oauth-authorization-server`, else OpenID Connect's
+    /// `/.well-known/openid-configuration` (tried in the order the MCP specification gives
+    /// clients). The metadata must name `issuer` exactly. It is read once, with the first keys.
+    ///
+    /// An error if `issuer` is not a URL, or not `https` (plain `http` only to a loopback address).
+    pub fn from_issuer(issuer: impl Into<String>) -> Result<Self> {
+        let issuer = issuer.into();
+        outbound::checked_url("JwtVerifier::from_issuer", &issuer)?;
+        Ok(Self::with_store(KeyStore::remote(Source::Issuer(issuer.clone()))).issuer(issuer))
+    }
+
+    fn with_store(keys: KeyStore) -> Self {
         Self {
-            key: RwLock::new(Arc::new(key)),
+            keys: Arc::new(keys),
+            timing: Timing::default(),
             issuers: Vec::new(),
             audiences: Vec::new(),
             leeway: Duration::from_secs(30),
@@ -162,7 +237,10 @@ impl JwtVerifier {
     /// Accepts tokens from this issuer (`iss`); call again to accept several. Without one,
     /// any issuer is accepted: set it whenever the key is not the issuer's alone.
     pub fn issuer(mut self, issuer: impl Into<String>) -> Self {
-        self.issuers.push(issuer.into());
+        let issuer = issuer.into();
+        if !self.issuers.contains(&issuer) {
+            self.issuers.push(issuer);
+        }
         self
     }
 
@@ -179,17 +257,72 @@ impl JwtVerifier {
         self
     }
 
-    /// Replaces the keys, e.g. with a freshly fetched JWKS after the issuer rotated them.
-    pub fn set_key(&self, key: JwtKey) {
-        *self.key.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(key);
+    /// Fetched keys: the least and the most time a response's `Cache-Control: max-age` is taken
+    /// for (default 1 minute and 24 hours; `no-cache` and `no-store` count as 0, so the least).
+    pub fn key_cache_bounds(mut self, min: Duration, max: Duration) -> Self {
+        self.timing.min_ttl = min;
+        self.timing.max_ttl = max.max(min);
+        self
     }
 
+    /// Fetched keys: how long they are kept when the response has no `max-age` (default 10
+    /// minutes).
+    pub fn key_cache_default(mut self, ttl: Duration) -> Self {
+        self.timing.default_ttl = ttl;
+        self
+    }
+
+    /// Fetched keys: at most one fetch per `interval` (default 30 s) when a token names an
+    /// unknown key id, when the keys are stale, or after a failed fetch.
+    pub fn key_refetch_interval(mut self, interval: Duration) -> Self {
+        self.timing.refetch_interval = interval;
+        self
+    }
+
+    /// Fetched keys: how long one request to the authorization server may take (default 10 s).
+    pub fn fetch_timeout(mut self, timeout: Duration) -> Self {
+        self.timing.timeout = timeout;
+        self
+    }
+
+    /// Replaces the keys, e.g. with a JWKS you fetched yourself after the issuer rotated them.
+    /// On a verifier that fetches its keys, they serve until its next fetch.
+    pub fn set_key(&self, key: JwtKey) {
+        self.keys.set(key);
+    }
+
+    /// Fetches the keys now, whatever the interval, for a verifier that fetches its keys (a
+    /// verifier given its keys has nothing to do): call it at start-up to fail early when the
+    /// authorization server cannot be reached or answers nonsense. On failure the keys it had
+    /// (if any) stay.
+    pub async fn refresh_keys(&self) -> Result<()> {
+        self.keys.refresh_now(self.timing).await
+    }
+
+    #[cfg(test)]
     fn check(&self, token: &str, resource: &str) -> std::result::Result<AuthInfo, AuthError> {
+        let header = self.header(token)?;
+        self.check_with(&self.keys.current(), &header, token, resource)
+    }
+
+    fn header(&self, token: &str) -> std::result::Result<jsonwebtoken::Header, AuthError> {
         let header = jsonwebtoken::decode_header(token).map_err(|_| AuthError::invalid_token("malformed token"))?;
         if self.access_tokens_only && !header.typ.as_deref().is_some_and(is_access_token_type) {
             return Err(AuthError::invalid_token("not an access token (typ at+jwt)"));
         }
-        let keys = Arc::clone(&self.key.read().unwrap_or_else(|e| e.into_inner()));
+        Ok(header)
+    }
+
+    fn check_with(
+        &self,
+        keys: &JwtKey,
+        header: &jsonwebtoken::Header,
+        token: &str,
+        resource: &str,
+    ) -> std::result::Result<AuthInfo, AuthError> {
+        if keys.keys.is_empty() {
+            return Err(AuthError::invalid_token("the authorization server's keys are not available"));
+        }
         let mut last = None;
         for key in keys.candidates(header.kid.as_deref(), header.alg) {
             let mut validation = Validation::new(header.alg);
@@ -226,7 +359,9 @@ impl JwtVerifier {
 
 impl TokenVerifier for JwtVerifier {
     async fn verify(&self, token: &str, resource: &str) -> std::result::Result<AuthInfo, AuthError> {
-        self.check(token, resource)
+        let header = self.header(token)?;
+        let keys = self.keys.keys_for(header.kid.as_deref(), self.timing).await;
+        self.check_with(&keys, &header, token, resource)
     }
 }
 
@@ -237,8 +372,8 @@ fn is_access_token_type(typ: &str) -> bool {
     typ.eq_ignore_ascii_case("at+jwt")
 }
 
-/// The identity in verified claims.
-fn identity(token: &str, claims: Map<String, Value>) -> std::result::Result<AuthInfo, AuthError> {
+/// The identity in verified claims (a JWT's payload, an introspection response).
+pub(super) fn identity(token: &str, claims: Map<String, Value>) -> std::result::Result<AuthInfo, AuthError> {
     let text = |name: &str| claims.get(name).and_then(Value::as_str).map(str::to_owned);
     let principal = match (text("sub"), text("client_id")) {
         (Some(user), _) => Principal::User(user),

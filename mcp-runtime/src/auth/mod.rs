@@ -12,6 +12,11 @@
 //! | `caller.rs` | [`AuthInfo`], [`Principal`] (a user or a client) and the caller of the request being handled |
 //! | `config.rs` | [`AuthConfig`]: the canonical resource URI, authorization servers, scopes |
 //! | `jwt.rs` | [`JwtVerifier`]: JWT access tokens checked by a key or a JWKS |
+//! | `jwks.rs` | the keys a [`JwtVerifier`] fetches: a JWKS URL or the issuer's metadata, cached, refetched, kept through outages |
+//! | `introspection.rs` | [`IntrospectionVerifier`]: opaque tokens checked by the authorization server (RFC 7662) |
+//! | `exchange.rs` | [`TokenExchange`]: tokens for downstream APIs, in the caller's name (RFC 8693) |
+//! | `outbound.rs` | requests to the authorization server: the HTTP client, [`ClientCredentials`] |
+//! | `token_cache.rs` | a bounded cache keyed by token hashes, each entry until its deadline |
 //! | `scopes.rs` | which tools a caller may see and call |
 //!
 //! The HTTP side (401/403 answers, `WWW-Authenticate`, the protected-resource metadata) lives
@@ -19,13 +24,21 @@
 
 mod caller;
 mod config;
+mod exchange;
+mod introspection;
+mod jwks;
 mod jwt;
+mod outbound;
 pub(crate) mod scopes;
+mod token_cache;
 
 pub use caller::{AuthInfo, Principal};
 pub(crate) use caller::{SessionOwner, current_caller, with_caller};
 pub use config::AuthConfig;
+pub use exchange::{ExchangeRequest, ExchangedToken, TokenExchange};
+pub use introspection::IntrospectionVerifier;
 pub use jwt::{JwtKey, JwtVerifier};
+pub use outbound::ClientCredentials;
 
 use crate::context::{Context, FromContext};
 use crate::tool::CallToolResult;
@@ -60,8 +73,8 @@ impl std::fmt::Display for AuthError {
 impl std::error::Error for AuthError {}
 
 /// Checks a bearer token and says who it belongs to. [`JwtVerifier`] checks JWT access tokens
-/// locally; implement this trait for anything else (token introspection, an opaque token
-/// table...).
+/// locally, [`IntrospectionVerifier`] asks the authorization server about opaque ones;
+/// implement this trait for anything else (an opaque token table, a database...).
 ///
 /// `resource` is the server's canonical URI ([`AuthConfig::resource`]): a verifier **must**
 /// refuse tokens not issued for it (their audience), so that a token meant for another service
