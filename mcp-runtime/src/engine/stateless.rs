@@ -115,8 +115,8 @@ impl Connection {
             _ => {
                 // The form of the tool schemas, for the client this request says it comes from.
                 let profile = match method {
-                    Method::ToolsList => settings.schema_profiles.choose(call.state.meta.client_info.as_ref()),
-                    _ => crate::SchemaProfile::default(),
+                    Method::ToolsList => Some(settings.schema_profiles.choose(call.state.meta.client_info.as_ref())),
+                    _ => None,
                 };
                 router::route(&registry, &self.session, Some(ProtocolVersion::V2026_07_28), profile, &request)
             }

@@ -126,7 +126,7 @@ impl ToolDescriptor {
             title: self.title,
             description: self.description,
             input_schema: self.input_schema_for(profile),
-            output_schema: (self.output_schema)().map(|schema| super::profile::output(profile, &schema)),
+            output_schema: (self.output_schema)().map(|schema| super::profile::output(profile, schema)),
             annotations: self.annotations,
             icons: self.icons,
             execution: task_support.map(|support| serde_json::json!({ "taskSupport": support })),
@@ -143,7 +143,7 @@ impl ToolDescriptor {
         if self.input_schema_verbatim || profile == crate::SchemaProfile::Full {
             return schema;
         }
-        super::profile::input(profile, &schema)
+        super::profile::input(profile, schema)
     }
 }
 

@@ -67,7 +67,9 @@ pub enum SchemaProfile {
     /// <https://platform.openai.com/docs/guides/structured-outputs#supported-schemas>), input
     /// schemas only: [`Portable`](Self::Portable), then every object lists all its properties in
     /// `required` and says `"additionalProperties": false`; an optional property becomes
-    /// nullable instead (the model sends `null` for it, which the server reads as absent);
+    /// nullable instead (the model sends `null` for it, which the server reads as absent), but
+    /// for one mirrored in a header (`x-mcp-header`), which keeps the single type the protocol
+    /// asks for and so must be sent;
     /// `oneOf` becomes `anyOf`; keywords strict mode refuses (`minLength`, `maxLength`,
     /// `uniqueItems`, `minProperties`, `patternProperties`, `not`, `if`...) and formats outside
     /// its list are dropped. No client is given it unless named: choose it with

@@ -9,9 +9,9 @@ use std::collections::{BTreeMap, BTreeSet};
 /// A tool's input schema in `profile`'s form. Input schemas tell a model what to send: a
 /// profile may narrow them (Gemini's `nullable`, strict mode's `required`), since the server
 /// still reads and checks the arguments against the full schema.
-pub(crate) fn input(profile: SchemaProfile, schema: &Map<String, Value>) -> Map<String, Value> {
+pub(crate) fn input(profile: SchemaProfile, schema: Map<String, Value>) -> Map<String, Value> {
     match profile {
-        SchemaProfile::Full => schema.clone(),
+        SchemaProfile::Full => schema,
         SchemaProfile::Portable => portable(schema, Cycles::Keep),
         SchemaProfile::Gemini => {
             let mut shaped = Value::Object(portable(schema, Cycles::Cut));
@@ -29,9 +29,9 @@ pub(crate) fn input(profile: SchemaProfile, schema: &Map<String, Value>) -> Map<
 /// A tool's output schema in `profile`'s form. Clients validate `structuredContent` against
 /// it, so it is never narrowed: every profile but [`Full`](SchemaProfile::Full) sends the
 /// portable form.
-pub(crate) fn output(profile: SchemaProfile, schema: &Map<String, Value>) -> Map<String, Value> {
+pub(crate) fn output(profile: SchemaProfile, schema: Map<String, Value>) -> Map<String, Value> {
     match profile {
-        SchemaProfile::Full => schema.clone(),
+        SchemaProfile::Full => schema,
         _ => portable(schema, Cycles::Keep),
     }
 }
@@ -122,8 +122,8 @@ enum Cycles {
 const DEFS_PREFIX: &str = "#/$defs/";
 
 /// The portable form (see [`SchemaProfile::Portable`]).
-fn portable(schema: &Map<String, Value>, cycles: Cycles) -> Map<String, Value> {
-    let mut root = schema.clone();
+fn portable(schema: Map<String, Value>, cycles: Cycles) -> Map<String, Value> {
+    let mut root = schema;
     let defs = match root.remove("$defs") {
         Some(Value::Object(defs)) => defs,
         Some(other) => {
@@ -552,7 +552,10 @@ fn strict(schema: &mut Map<String, Value>) {
     let required = schema_required(schema).unwrap_or_default();
     let Some(Value::Object(properties)) = schema.get_mut("properties") else { return };
     for (name, property) in properties.iter_mut() {
-        if !required.contains(name) {
+        // A property mirrored in a header keeps its one type (the protocol allows no other):
+        // required here, the model sends it.
+        let mirrored = property.get("x-mcp-header").is_some();
+        if !required.contains(name) && !mirrored {
             make_nullable(property);
         }
     }
@@ -632,7 +635,7 @@ mod tests {
                 "Tree": {"type": "object", "properties": {"inner": {"$ref": "#/$defs/Inner"}, "children": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}},
             },
         }));
-        let shaped = Value::Object(portable(&schema, Cycles::Keep));
+        let shaped = Value::Object(portable(schema.clone(), Cycles::Keep));
         assert_eq!(shaped["properties"]["inner"]["description"], "the field");
         assert_eq!(
             shaped["properties"]["inner"]["properties"]["n"],
@@ -642,7 +645,7 @@ mod tests {
         assert_eq!(shaped["$defs"]["Tree"]["properties"]["children"]["items"], json!({"$ref": "#/$defs/Tree"}));
         assert_eq!(shaped["$defs"].as_object().unwrap().keys().collect::<Vec<_>>(), ["Tree"]);
         assert_eq!(shaped["$defs"]["Tree"]["properties"]["inner"]["type"], "object");
-        let cut = Value::Object(portable(&schema, Cycles::Cut));
+        let cut = Value::Object(portable(schema.clone(), Cycles::Cut));
         assert!(cut.get("$defs").is_none());
         assert_eq!(cut["properties"]["tree"]["properties"]["inner"]["type"], "object");
         assert_eq!(cut["properties"]["tree"]["properties"]["children"]["items"], json!({"type": "object"}));
@@ -659,7 +662,7 @@ mod tests {
             },
             "$defs": {"Kind": {"type": "string", "enum": ["a", "b"]}},
         }));
-        let shaped = Value::Object(portable(&schema, Cycles::Keep));
+        let shaped = Value::Object(portable(schema.clone(), Cycles::Keep));
         assert_eq!(
             shaped["properties"]["kind"],
             json!({"type": ["string", "null"], "enum": ["a", "b", null], "description": "d"})
@@ -679,18 +682,29 @@ mod tests {
             },
             "required": ["name"],
         }));
-        let gemini = Value::Object(input(SchemaProfile::Gemini, &schema));
+        let gemini = Value::Object(input(SchemaProfile::Gemini, schema.clone()));
         assert_eq!(
             gemini["properties"]["count"],
             json!({"type": "integer", "minimum": 0, "maximum": 255, "nullable": true})
         );
         assert_eq!(gemini["properties"]["mode"], json!({"enum": ["fast"]}));
-        let strict = Value::Object(input(SchemaProfile::OpenAiStrict, &schema));
+        let strict = Value::Object(input(SchemaProfile::OpenAiStrict, schema));
         let mut required: Vec<&str> = strict["required"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
         required.sort_unstable();
         assert_eq!(required, ["count", "mode", "name"]);
         assert_eq!(strict["additionalProperties"], json!(false));
         assert_eq!(strict["properties"]["name"], json!({"type": "string"}));
         assert_eq!(strict["properties"]["mode"], json!({"anyOf": [{"const": "fast"}, {"type": "null"}]}));
+    }
+
+    #[test]
+    fn strict_keeps_mirrored_arguments_single_typed() {
+        let schema = map(json!({
+            "type": "object",
+            "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
+        }));
+        let strict = Value::Object(input(SchemaProfile::OpenAiStrict, schema));
+        assert_eq!(strict["properties"]["region"]["type"], "string");
+        assert_eq!(strict["required"], json!(["region"]));
     }
 }
