@@ -6,7 +6,8 @@
 //! Gemini CLI fail to resolve them), formats JSON Schema does not define (schemars' `uint32`,
 //! `double`: the MCP Inspector's Ajv warns on each call), `anyOf` with `{"type": "null"}` for an
 //! `Option` (OpenAPI-subset clients), `$schema` 2020-12 (VS Code's validator refuses its meta
-//! schema), `oneOf`/`anyOf`/`allOf` at the root (Anthropic's API). The shapes are computed once
+//! schema), `oneOf`/`anyOf`/`allOf` at the root (Anthropic's API; a derived input schema's root
+//! is always a plain object, which the tests check for every profile). The shapes are computed once
 //! per tool and profile, when first listed, and kept with the list pages; argument validation
 //! (feature `validation`) keeps the full schema.
 
@@ -102,7 +103,8 @@ impl SchemaProfile {
     pub fn for_client(name: &str) -> SchemaProfile {
         // Gemini CLI hands MCP schemas to the Gemini API, which refuses `$ref`s it cannot
         // resolve ("reference to undefined schema", google-gemini/gemini-cli#13326) and type
-        // arrays, and whose function declarations take an OpenAPI 3.0 subset.
+        // arrays (anomalyco/opencode#14234), and whose function declarations take an OpenAPI
+        // 3.0 subset.
         if contains_ignoring_case(name, "gemini") { SchemaProfile::Gemini } else { SchemaProfile::Portable }
     }
 }
