@@ -83,7 +83,7 @@ pub use settings::ConfirmationFallback;
 pub use state::{LocalSessionState, SessionState, State};
 pub use store::SessionStore;
 pub use tokio_util::sync::CancellationToken;
-pub use tool::{CallToolResult, Icon, IntoToolResult, Json, TaskSupport, ToolDef, ToolSet};
+pub use tool::{CallToolResult, Icon, IntoToolResult, Json, SchemaProfile, TaskSupport, ToolDef, ToolSet};
 
 // The macros are documented here, where rustdoc runs their examples against this crate; the
 // text lives in `docs/`, one file per macro.

@@ -8,6 +8,7 @@ use crate::jsonrpc::{ErrorObject, code};
 use crate::prompt::PromptDescriptor;
 use crate::resource::ResourceDescriptor;
 use crate::resource::uri_template::{Bindings, UriTemplate};
+use crate::tool::SchemaProfile;
 use crate::tool::descriptor::ToolDescriptor;
 use arc_swap::ArcSwap;
 use foldhash::HashMap;
@@ -27,7 +28,8 @@ pub(crate) struct Listing<T> {
     /// The array's name in the list result (`tools`, `prompts`...).
     field: &'static str,
     page_size: usize,
-    pages: OnceLock<Vec<Box<RawValue>>>,
+    /// The pages of each wire form (tools: one per schema profile).
+    pages: Box<[OnceLock<Vec<Box<RawValue>>>]>,
 }
 
 /// An item and its serialized wire form, computed once, when first listed (an edit's new
@@ -36,43 +38,54 @@ pub(crate) struct Listing<T> {
 pub(crate) struct Listed<T> {
     pub key: String,
     pub item: T,
-    json: OnceLock<Box<RawValue>>,
+    /// Its wire form in each of [`ListItem::FORMS`] forms.
+    json: Box<[OnceLock<Box<RawValue>>]>,
     /// Shown by the list method; an unlisted item can still be called by name.
     pub listed: bool,
 }
 
 /// How an item appears in its list method's answer.
 pub(crate) trait ListItem: Clone {
-    fn to_wire(&self) -> serde_json::Result<Box<RawValue>>;
+    /// How many wire forms an item has: one, but a tool has one per schema profile
+    /// ([`SchemaProfile::index`](crate::SchemaProfile)), each serialized when first listed.
+    const FORMS: usize = 1;
+    fn to_wire(&self, form: usize) -> serde_json::Result<Box<RawValue>>;
 }
 
 impl ListItem for ToolDescriptor {
-    fn to_wire(&self) -> serde_json::Result<Box<RawValue>> {
-        serde_json::value::to_raw_value(&self.wire())
+    const FORMS: usize = SchemaProfile::ALL.len();
+    fn to_wire(&self, form: usize) -> serde_json::Result<Box<RawValue>> {
+        let profile = SchemaProfile::ALL.get(form).copied().unwrap_or_default();
+        serde_json::value::to_raw_value(&self.wire(profile))
     }
 }
 
 impl ListItem for ResourceDescriptor {
-    fn to_wire(&self) -> serde_json::Result<Box<RawValue>> {
+    fn to_wire(&self, _: usize) -> serde_json::Result<Box<RawValue>> {
         serde_json::value::to_raw_value(&self.wire(false))
     }
 }
 
 impl ListItem for Template {
-    fn to_wire(&self) -> serde_json::Result<Box<RawValue>> {
+    fn to_wire(&self, _: usize) -> serde_json::Result<Box<RawValue>> {
         serde_json::value::to_raw_value(&self.descriptor.wire(true))
     }
 }
 
 impl ListItem for PromptDescriptor {
-    fn to_wire(&self) -> serde_json::Result<Box<RawValue>> {
+    fn to_wire(&self, _: usize) -> serde_json::Result<Box<RawValue>> {
         serde_json::value::to_raw_value(&self.wire())
     }
 }
 
+/// One empty cell per wire form of `T`.
+fn cells<T: ListItem, V>() -> Box<[OnceLock<V>]> {
+    (0..T::FORMS).map(|_| OnceLock::new()).collect()
+}
+
 impl<T: ListItem> Listed<T> {
     pub fn new(key: impl Into<String>, item: T) -> Self {
-        Self { key: key.into(), item, json: OnceLock::new(), listed: true }
+        Self { key: key.into(), item, json: cells::<T, _>(), listed: true }
     }
 
     /// Kept out of the list pages (still callable by name).
@@ -81,15 +94,16 @@ impl<T: ListItem> Listed<T> {
         self
     }
 
-    fn json(&self) -> Result<&RawValue, ErrorObject> {
-        if let Some(json) = self.json.get() {
+    fn json(&self, form: usize) -> Result<&RawValue, ErrorObject> {
+        let cell = &self.json[form.min(self.json.len() - 1)];
+        if let Some(json) = cell.get() {
             return Ok(json);
         }
-        let json = self.item.to_wire().map_err(|e| {
+        let json = self.item.to_wire(form).map_err(|e| {
             tracing::error!("cannot serialize `{}` for its list: {e}", self.key);
             ErrorObject::new(code::INTERNAL_ERROR, "cannot serialize a list item")
         })?;
-        Ok(self.json.get_or_init(|| json))
+        Ok(cell.get_or_init(|| json))
     }
 }
 
@@ -106,7 +120,7 @@ impl<T: ListItem> Listing<T> {
                 ));
             }
         }
-        Ok(Self { items, by_key, field, page_size: page_size.max(1), pages: OnceLock::new() })
+        Ok(Self { items, by_key, field, page_size: page_size.max(1), pages: cells::<T, _>() })
     }
 
     pub fn get(&self, key: &str) -> Option<&T> {
@@ -131,11 +145,22 @@ impl<T: ListItem> Listing<T> {
 
     /// Every listed item's wire form, in order.
     pub fn wire_items(&self) -> Result<Vec<&RawValue>, ErrorObject> {
-        self.items.iter().filter(|l| l.listed).map(Listed::json).collect()
+        self.wire_items_in(0)
+    }
+
+    /// Every listed item's wire form `form` (see [`ListItem::FORMS`]), in order.
+    fn wire_items_in(&self, form: usize) -> Result<Vec<&RawValue>, ErrorObject> {
+        self.items.iter().filter(|l| l.listed).map(|l| l.json(form)).collect()
     }
 
     /// The list page a cursor points at (cursors are page numbers, opaque to clients).
     pub fn page(&self, cursor: Option<&str>) -> Result<&RawValue, ErrorObject> {
+        self.page_in(cursor, 0)
+    }
+
+    /// [`page`](Self::page) in wire form `form` (for tools: a schema profile's index).
+    pub fn page_in(&self, cursor: Option<&str>, form: usize) -> Result<&RawValue, ErrorObject> {
+        let form = form.min(self.pages.len() - 1);
         let count = self.items.iter().filter(|l| l.listed).count().div_ceil(self.page_size).max(1);
         let index = match cursor {
             None => 0,
@@ -143,16 +168,16 @@ impl<T: ListItem> Listing<T> {
                 ErrorObject::invalid_params(format!("invalid cursor: {:?}", clip(cursor).to_string()))
             })?,
         };
-        if let Some(pages) = self.pages.get() {
+        if let Some(pages) = self.pages[form].get() {
             return Ok(&pages[index]);
         }
-        let pages = self.build_pages()?;
-        Ok(&self.pages.get_or_init(|| pages)[index])
+        let pages = self.build_pages(form)?;
+        Ok(&self.pages[form].get_or_init(|| pages)[index])
     }
 
     /// `{"<field>":[...],"nextCursor":"<n>"}` per page, the items' raw JSON joined as it is.
-    fn build_pages(&self) -> Result<Vec<Box<RawValue>>, ErrorObject> {
-        let raw = self.wire_items()?;
+    fn build_pages(&self, form: usize) -> Result<Vec<Box<RawValue>>, ErrorObject> {
+        let raw = self.wire_items_in(form)?;
         let chunks: Vec<&[&RawValue]> = if raw.is_empty() { vec![&[]] } else { raw.chunks(self.page_size).collect() };
         let last = chunks.len() - 1;
         let mut pages = Vec::with_capacity(chunks.len());

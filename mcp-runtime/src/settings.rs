@@ -33,6 +33,9 @@ pub(crate) struct Settings {
     /// What every session together may keep (`Server::max_retained_bytes`): the one piece of
     /// shared, changing state here, a counter.
     pub retained: Arc<Pool>,
+    /// The form of the tool schemas each client gets (`Server::schema_profile`,
+    /// `Server::schema_profile_for`).
+    pub schema_profiles: crate::tool::profile::SchemaProfiles,
     /// Where HTTP sessions live (`Server::session_store`).
     #[cfg_attr(not(feature = "redis"), allow(dead_code))]
     pub session_store: crate::store::SessionStore,

@@ -50,16 +50,29 @@ pub type RequestHandler = Arc<dyn Fn(&str, &Value) -> Option<Result<Value, Error
 pub struct ClientOptions {
     version: String,
     capabilities: Value,
+    name: String,
     handler: Option<RequestHandler>,
 }
 
 impl Default for ClientOptions {
     fn default() -> Self {
-        Self { version: ProtocolVersion::LATEST.as_str().to_owned(), capabilities: json!({}), handler: None }
+        Self {
+            version: ProtocolVersion::LATEST.as_str().to_owned(),
+            capabilities: json!({}),
+            name: "mcp-runtime-test-client".to_owned(),
+            handler: None,
+        }
     }
 }
 
 impl ClientOptions {
+    /// The `clientInfo.name` to send (default `mcp-runtime-test-client`): the server picks the
+    /// form of its tool schemas by it ([`SchemaProfile`](crate::SchemaProfile)).
+    pub fn client_name(mut self, name: &str) -> Self {
+        self.name = name.to_owned();
+        self
+    }
+
     /// The protocol version to ask for.
     pub fn version(mut self, version: &str) -> Self {
         self.version = version.to_owned();
@@ -92,7 +105,7 @@ impl ClientOptions {
         let params = json!({
             "protocolVersion": self.version,
             "capabilities": self.capabilities,
-            "clientInfo": {"name": "mcp-runtime-test-client", "version": env!("CARGO_PKG_VERSION")},
+            "clientInfo": {"name": self.name, "version": env!("CARGO_PKG_VERSION")},
         });
         if let Err(err) = client.request("initialize", params).await {
             panic!("initialize failed: {err:?}");
@@ -120,6 +133,12 @@ impl TestServer {
     /// A new session, handshake done.
     pub async fn connect(&self) -> TestClient {
         ClientOptions::default().connect_to(self).await
+    }
+
+    /// A new connection without the handshake (for 2026-07-28 stateless requests, or to test
+    /// the lifecycle).
+    pub fn connect_uninitialized(&self) -> TestClient {
+        TestClient::connect_core(Arc::clone(&self.core), None)
     }
 }
 

@@ -77,6 +77,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
         finished(into_result)
     };
 
+    let input_schema_verbatim = options.input_schema.is_some();
     let input_schema = match &options.input_schema {
         Some(schema) => quote!(|| #krate::__private::verbatim_schema(#schema)),
         None => quote!(#krate::__private::input_schema_as(#shape)),
@@ -159,6 +160,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
                         timeout: #timeout,
                         task: #task,
                         input_schema: #input_schema,
+                        input_schema_verbatim: #input_schema_verbatim,
                         output_schema: #output_trait::output_schema,
                         call: __mcp_call,
                         required_state: #required_state,

@@ -266,7 +266,7 @@ impl Connection {
             }
             Some(_) => {
                 let registry = self.core.catalog.snapshot();
-                match router::route(&registry, session, session.protocol_version(), &request) {
+                match router::route(&registry, session, session.protocol_version(), None, &request) {
                     Route::Reply(reply) => return Received::Answer(encode_answer(&request.id, reply)),
                     Route::Spawn(task) => return self.run_handler(request.id, task, sink, None, trace.take()),
                 }

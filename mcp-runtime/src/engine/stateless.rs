@@ -112,7 +112,14 @@ impl Connection {
                 let changes = (self.core.catalog.subscribe(), self.core.tasks.subscribe());
                 listen(&id, wanted, task_ids, &registry, changes)
             }
-            _ => router::route(&registry, &self.session, Some(ProtocolVersion::V2026_07_28), &request),
+            _ => {
+                // The form of the tool schemas, for the client this request says it comes from.
+                let profile = match method {
+                    Method::ToolsList => Some(settings.schema_profiles.choose(call.state.meta.client_info.as_ref())),
+                    _ => None,
+                };
+                router::route(&registry, &self.session, Some(ProtocolVersion::V2026_07_28), profile, &request)
+            }
         };
         match route {
             Route::Reply(reply) => {

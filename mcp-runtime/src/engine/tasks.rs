@@ -458,7 +458,7 @@ impl Connection {
         sink: &Sink,
         trace: Option<crate::telemetry::Trace>,
     ) -> Received {
-        let task = match router::route(registry, &self.session, self.session.protocol_version(), request) {
+        let task = match router::route(registry, &self.session, self.session.protocol_version(), None, request) {
             Route::Spawn(task) => task,
             Route::Reply(reply) => return Received::Answer(encode_answer(&request.id, reply)),
         };

@@ -36,7 +36,7 @@ pub(crate) fn initialize(
         )));
     }
     session.budget.try_reserve(bytes).map_err(OverBudget::into_error)?;
-    let client = ClientState { version, info: params.client_info, capabilities: params.capabilities };
+    let client = ClientState::new(&server.settings, version, params.client_info, params.capabilities);
     if !session.set_client(client) {
         session.budget.release(bytes);
         return Err(already_initialized());

@@ -16,6 +16,7 @@ use crate::message::Request;
 use crate::protocol::{Method, ProtocolVersion};
 use crate::registry::Registry;
 use crate::session::Session;
+use crate::tool::SchemaProfile;
 use futures_util::future::{BoxFuture, Either};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -173,12 +174,14 @@ fn cursor(params: Option<&RawValue>) -> Result<Option<String>, ErrorObject> {
 }
 
 /// Routes a request of an initialized session, or a stateless one (`version` is the
-/// protocol version the request is served under). The lifecycle methods (`initialize`,
-/// `ping`) and the stateless era's own are the engine's.
+/// protocol version the request is served under; `profile`, the form of the tool schemas a
+/// stateless request's client gets, `None` for the session's). The lifecycle methods
+/// (`initialize`, `ping`) and the stateless era's own are the engine's.
 pub(crate) fn route<'a>(
     registry: &'a Arc<Registry>,
     session: &Session,
     version: Option<ProtocolVersion>,
+    profile: Option<SchemaProfile>,
     request: &Request<'a>,
 ) -> Route<'a> {
     let params = request.params;
@@ -186,7 +189,10 @@ pub(crate) fn route<'a>(
     let Some(method) = request.method else { return Reply::method_not_found(&request.name).into() };
     match method {
         Method::ToolsList => match cursor(params) {
-            Ok(cursor) => tools::list(registry, session, cursor.as_deref()).into(),
+            Ok(cursor) => {
+                let profile = profile.unwrap_or_else(|| session.schema_profile());
+                tools::list(registry, session, profile, cursor.as_deref()).into()
+            }
             Err(error) => Route::Reply(Err(error)),
         },
         Method::ToolsCall => tools::call(registry, session, request),

@@ -9,14 +9,15 @@ use crate::registry::Registry;
 use crate::tool::descriptor::{ToolCall, ToolDescriptor};
 use serde_json::value::RawValue;
 
-/// A `tools/list` page; with feature `auth`, without the tools the HTTP caller's token lacks
-/// the scopes for.
+/// A `tools/list` page, its schemas in `profile`'s form (serialized once per profile); with
+/// feature `auth`, without the tools the HTTP caller's token lacks the scopes for.
 pub(crate) fn list<'a>(
     registry: &'a Registry,
     session: &crate::session::Session,
+    profile: crate::SchemaProfile,
     cursor: Option<&str>,
 ) -> Result<Reply<'a>, ErrorObject> {
-    let page = registry.tools.page(cursor)?;
+    let page = registry.tools.page_in(cursor, profile.index())?;
     #[cfg(feature = "auth")]
     let page = match crate::auth::scopes::visible_tools(registry, page) {
         Some(filtered) => return Ok(Reply::Value(without_hidden(filtered, session))),

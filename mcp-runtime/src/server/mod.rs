@@ -16,7 +16,8 @@ use crate::resource::ResourceSet;
 use crate::session::budget::Pool;
 use crate::settings::{ConfirmationFallback, Settings};
 use crate::store::SessionStore;
-use crate::tool::ToolSet;
+use crate::tool::profile::SchemaProfiles;
+use crate::tool::{SchemaProfile, ToolSet};
 use crate::type_map::TypeMap;
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
@@ -62,6 +63,7 @@ pub struct Server {
     max_retained_bytes: usize,
     session_store: SessionStore,
     task_ttl: Option<Duration>,
+    schema_profiles: SchemaProfiles,
     running: Arc<OnceLock<Weak<Catalog>>>,
 }
 
@@ -90,6 +92,7 @@ impl Server {
             max_retained_bytes: 512 * 1024 * 1024,
             session_store: SessionStore::default(),
             task_ttl: Some(Duration::from_secs(3600)),
+            schema_profiles: SchemaProfiles::default(),
             running: Arc::default(),
         }
     }
@@ -108,6 +111,34 @@ impl Server {
     /// clients that support them.
     pub fn task_ttl(mut self, ttl: Option<Duration>) -> Self {
         self.task_ttl = ttl;
+        self
+    }
+
+    /// Sends every client its tool schemas in `profile`'s form, whatever client it says it is
+    /// (by default the server picks a profile per client from its `clientInfo.name`:
+    /// [`SchemaProfile::for_client`]). `SchemaProfile::Full` sends what schemars derived.
+    ///
+    /// ```
+    /// # use mcp_runtime::{Server, SchemaProfile};
+    /// let server = Server::new("calc", "1.0.0").schema_profile(SchemaProfile::Full);
+    /// ```
+    pub fn schema_profile(mut self, profile: SchemaProfile) -> Self {
+        self.schema_profiles.forced = Some(profile);
+        self
+    }
+
+    /// Sends the client whose `clientInfo.name` is `client_name` (compared ignoring ASCII case)
+    /// its tool schemas in `profile`'s form, instead of the profile
+    /// [`SchemaProfile::for_client`] picks for it. A [`schema_profile`](Self::schema_profile)
+    /// forced for every client wins over this.
+    ///
+    /// ```
+    /// # use mcp_runtime::{Server, SchemaProfile};
+    /// // A gateway that hands tool schemas to OpenAI with `strict: true`.
+    /// let server = Server::new("calc", "1.0.0").schema_profile_for("my-gateway", SchemaProfile::OpenAiStrict);
+    /// ```
+    pub fn schema_profile_for(mut self, client_name: impl Into<String>, profile: SchemaProfile) -> Self {
+        self.schema_profiles.by_client.push((client_name.into(), profile));
         self
     }
 
@@ -510,6 +541,7 @@ impl Server {
             max_session_bytes: self.max_session_bytes,
             retained: Arc::new(Pool::new(self.max_retained_bytes)),
             session_store: self.session_store,
+            schema_profiles: self.schema_profiles,
         });
         let tasks = crate::tasks::Tasks::new(self.task_ttl, Duration::from_millis(500));
         let middleware = crate::middleware::Middlewares::new(self.middleware);

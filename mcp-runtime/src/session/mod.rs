@@ -34,6 +34,22 @@ pub(crate) struct ClientState {
     pub version: ProtocolVersion,
     pub info: Option<Implementation>,
     pub capabilities: Map<String, Value>,
+    /// The form of the tool schemas this client gets, chosen once from `info`.
+    pub schema_profile: crate::SchemaProfile,
+}
+
+impl ClientState {
+    /// What a client said about itself in `initialize`, with the schema profile the server's
+    /// `settings` choose for it.
+    pub fn new(
+        settings: &Settings,
+        version: ProtocolVersion,
+        info: Option<Implementation>,
+        capabilities: Map<String, Value>,
+    ) -> Self {
+        let schema_profile = settings.schema_profiles.choose(info.as_ref());
+        Self { version, info, capabilities, schema_profile }
+    }
 }
 
 type ClientAnswer = Result<Value, ErrorObject>;
@@ -172,6 +188,15 @@ impl Session {
         let set = self.client.set(state).is_ok();
         self.changed();
         set
+    }
+
+    /// The form of the tool schemas this session's client gets (before `initialize`, the one a
+    /// client that says nothing about itself gets).
+    pub fn schema_profile(&self) -> crate::SchemaProfile {
+        match self.client() {
+            Some(client) => client.schema_profile,
+            None => self.settings.schema_profiles.choose(None),
+        }
     }
 
     /// The negotiated protocol version, once initialized.

@@ -55,8 +55,12 @@ pub struct ToolDescriptor {
     pub timeout: Option<std::time::Duration>,
     /// Whether a call may run as a task (`#[mcp_tool(task = "...")]`).
     pub task: TaskSupport,
-    /// Builds the input schema (called once, when the server is built).
+    /// Builds the input schema (called when the server is built, for the argument checks,
+    /// and once per [`SchemaProfile`](crate::SchemaProfile) when the tool is first listed).
     pub input_schema: fn() -> Map<String, Value>,
+    /// The input schema was written by hand (`#[mcp_tool(input_schema = ...)]`): every client
+    /// gets it as written, whatever its schema profile.
+    pub input_schema_verbatim: bool,
     /// Builds the output schema, for tools returning `Json<T>`.
     pub output_schema: fn() -> Option<Map<String, Value>>,
     /// Starts a call on raw arguments (absent arguments are `None`): parses them at once,
@@ -89,8 +93,8 @@ pub enum ToolCall {
 }
 
 impl ToolDescriptor {
-    /// The tool as `tools/list` shows it.
-    pub(crate) fn wire(&self) -> impl Serialize + '_ {
+    /// The tool as `tools/list` shows it to a client of `profile`.
+    pub(crate) fn wire(&self, profile: crate::SchemaProfile) -> impl Serialize + '_ {
         #[derive(Serialize)]
         #[serde(rename_all = "camelCase")]
         struct Wire<'a> {
@@ -121,13 +125,25 @@ impl ToolDescriptor {
             name: self.name,
             title: self.title,
             description: self.description,
-            input_schema: (self.input_schema)(),
-            output_schema: (self.output_schema)(),
+            input_schema: self.input_schema_for(profile),
+            output_schema: (self.output_schema)().map(|schema| super::profile::output(profile, schema)),
             annotations: self.annotations,
             icons: self.icons,
             execution: task_support.map(|support| serde_json::json!({ "taskSupport": support })),
             meta: raw_meta(self.meta),
         }
+    }
+}
+
+impl ToolDescriptor {
+    /// The input schema a client of `profile` gets: the hand-written one as it is, the derived
+    /// one in the profile's form.
+    fn input_schema_for(&self, profile: crate::SchemaProfile) -> Map<String, Value> {
+        let schema = (self.input_schema)();
+        if self.input_schema_verbatim || profile == crate::SchemaProfile::Full {
+            return schema;
+        }
+        super::profile::input(profile, schema)
     }
 }
 

@@ -4,6 +4,7 @@
 pub(crate) mod check;
 mod confirm;
 pub(crate) mod descriptor;
+pub(crate) mod profile;
 mod result;
 pub(crate) mod schema;
 
@@ -14,6 +15,7 @@ pub use crate::protocol::Icon;
 pub use descriptor::TaskSupport;
 use descriptor::ToolDescriptor;
 pub(crate) use descriptor::raw_meta;
+pub use profile::SchemaProfile;
 use serde::Serialize;
 
 /// Implemented by the hidden item `#[mcp_tool]` puts next to a function (a struct with the

@@ -49,7 +49,8 @@ impl SessionRecord {
     pub fn apply(self, session: &Session) {
         if session.client().is_none() {
             let version = ProtocolVersion::parse(&self.version).unwrap_or(ProtocolVersion::LATEST);
-            session.set_client(ClientState { version, info: self.client_info, capabilities: self.capabilities });
+            let client = ClientState::new(&session.settings, version, self.client_info, self.capabilities);
+            session.set_client(client);
         }
         if self.initialized {
             session.mark_initialized();
