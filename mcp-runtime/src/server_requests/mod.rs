@@ -1,4 +1,4 @@
-//! Requests a handler sends to the client (sampling, elicitation, roots), awaited like a
+//! Requests a server's handler sends to the client (sampling, elicitation, roots), awaited like a
 //! function call. Each checks the client's declared capabilities first: asking for something
 //! the client did not declare is an immediate [`ClientError::Unsupported`], never a hang.
 
