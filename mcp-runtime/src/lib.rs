@@ -26,6 +26,9 @@
 
 #[cfg(feature = "auth")]
 pub mod auth;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+pub mod client;
 mod clip;
 mod completion;
 mod content;
