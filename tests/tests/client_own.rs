@@ -440,3 +440,19 @@ async fn eventually(what: &str, done: impl Fn() -> bool) {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn x_mcp_header_arguments_are_mirrored_over_http_in_2026_07_28() {
+    let server = HttpProcess::start(&example_binary("conformance"), &[]);
+    let (builder, _) = answering_client(Negotiation::Stateless);
+    let client = builder.connect_http(&server.url()).await.unwrap();
+    let arguments = json!({"region": "Zürich", "priority": 2, "verbose": true, "query": "SELECT 1"});
+    // The headers come from the tool's schema: before the tools are listed, none are sent,
+    // and the server refuses the call.
+    let unlisted = client.call_tool("test_custom_headers", arguments.clone()).await;
+    assert!(unlisted.is_err(), "{unlisted:?}");
+    client.list_tools().await.unwrap();
+    let result = client.call_tool("test_custom_headers", arguments).await.unwrap();
+    assert_eq!(result.text(), Some("Ran `SELECT 1` in Zürich at priority 2 (verbose: true)"), "{result:?}");
+    client.close().await;
+}

@@ -103,6 +103,9 @@ impl HttpTransport {
             if let Some(name) = message.name {
                 request = request.header("mcp-name", header_text(name));
             }
+            for (header, value) in message.param_headers {
+                request = request.header(header.as_str(), header_text(value));
+            }
         }
         let response = request.body(message.body).send().await.map_err(transport)?;
         if let Some(id) = response.headers().get(SESSION_ID).and_then(|v| v.to_str().ok()) {

@@ -75,6 +75,8 @@ pub struct Client {
     details: ServerDetails,
     /// 2026-07-28 `subscriptions/listen` requests standing for `subscribe`, by URI.
     listens: Mutex<HashMap<String, AbortHandle>>,
+    /// The `x-mcp-header` arguments of each tool listed so far, by tool name.
+    param_headers: Mutex<HashMap<String, Vec<ParamHeader>>>,
 }
 
 /// Which prompt or resource template a completion is for.
@@ -103,7 +105,7 @@ impl Client {
     }
 
     fn new(peer: Arc<Peer>, details: ServerDetails) -> Self {
-        Self { peer, details, listens: Mutex::default() }
+        Self { peer, details, listens: Mutex::default(), param_headers: Mutex::default() }
     }
 
     /// What the connection settled on: the protocol version, the server's info and capabilities.
@@ -175,12 +177,29 @@ impl Client {
 
     /// Every tool, following `nextCursor` across pages.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
-        self.all("tools/list", "tools").await
+        let tools: Vec<Tool> = self.all("tools/list", "tools").await?;
+        self.remember_param_headers(&tools);
+        Ok(tools)
     }
 
     /// One page of tools: the first with `None`, then each `next_cursor`.
     pub async fn list_tools_page(&self, cursor: Option<&str>) -> Result<Page<Tool>, ClientError> {
-        self.page("tools/list", "tools", cursor).await
+        let page: Page<Tool> = self.page("tools/list", "tools", cursor).await?;
+        self.remember_param_headers(&page.items);
+        Ok(page)
+    }
+
+    /// Keeps the `x-mcp-header` arguments of `tools`, which a 2026-07-28 call over HTTP mirrors.
+    fn remember_param_headers(&self, tools: &[Tool]) {
+        let mut known = lock(&self.param_headers);
+        for tool in tools {
+            let headers = ParamHeader::of_schema(&tool.input_schema);
+            if headers.is_empty() {
+                known.remove(&tool.name);
+            } else {
+                known.insert(tool.name.clone(), headers);
+            }
+        }
     }
 
     /// Calls a tool. Await it as is, or first ask for progress, a cancellation token or a
@@ -408,14 +427,59 @@ impl<'a> IntoFuture for ToolCall<'a> {
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(async move {
+            let mut options = self.options;
+            if let Some(headers) = lock(&self.client.param_headers).get(&self.name) {
+                options.param_headers = headers.iter().filter_map(|h| h.value_in(&self.arguments)).collect();
+            }
             let mut params = Map::new();
             params.insert("name".into(), Value::String(self.name));
             if !self.arguments.is_null() {
                 params.insert("arguments".into(), self.arguments);
             }
-            let result = self.client.peer.call("tools/call", params, &self.options).await?;
+            let result = self.client.peer.call("tools/call", params, &options).await?;
             serde_json::from_value(result).map_err(|e| ClientError::InvalidResponse(format!("tools/call: {e}")))
         })
+    }
+}
+
+/// A tool argument a 2026-07-28 call over HTTP mirrors in an `Mcp-Param-{Name}` header.
+#[derive(Clone, Debug)]
+struct ParamHeader {
+    header: String,
+    /// The argument's path from the arguments' root, through `properties`.
+    path: Vec<String>,
+}
+
+impl ParamHeader {
+    /// The `x-mcp-header` properties of an input schema, found through nested `properties`.
+    fn of_schema(schema: &Value) -> Vec<Self> {
+        fn walk(schema: &Value, path: &mut Vec<String>, found: &mut Vec<ParamHeader>) {
+            let Some(properties) = schema.get("properties").and_then(Value::as_object) else { return };
+            for (name, property) in properties {
+                path.push(name.clone());
+                if let Some(header) = property.get("x-mcp-header").and_then(Value::as_str) {
+                    found.push(ParamHeader { header: format!("Mcp-Param-{header}"), path: path.clone() });
+                }
+                walk(property, path, found);
+                path.pop();
+            }
+        }
+        let mut found = Vec::new();
+        walk(schema, &mut Vec::new(), &mut found);
+        found
+    }
+
+    /// The header and its value for these arguments, when the argument is there (a string,
+    /// an integer or a boolean).
+    fn value_in(&self, arguments: &Value) -> Option<(String, String)> {
+        let value = self.path.iter().try_fold(arguments, |node, key| node.get(key))?;
+        let text = match value {
+            Value::String(text) => text.clone(),
+            Value::Number(number) => number.to_string(),
+            Value::Bool(flag) => flag.to_string(),
+            _ => return None,
+        };
+        Some((self.header.clone(), text))
     }
 }
 

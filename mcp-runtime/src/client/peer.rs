@@ -64,6 +64,8 @@ pub(crate) struct RequestOptions {
     pub progress: Option<ProgressFn>,
     pub cancel: Option<CancellationToken>,
     pub timeout: Option<Duration>,
+    /// `Mcp-Param-*` headers (name, value) of a tool call, for 2026-07-28 over HTTP.
+    pub param_headers: Vec<(String, String)>,
 }
 
 type Answer = Result<Value, ClientError>;
@@ -268,7 +270,16 @@ impl Peer {
             }
         };
         let exchange = async {
-            let sent = self.link.send(Outbound { body, request: Some(&id), method: Some(method), name }).await;
+            let sent = self
+                .link
+                .send(Outbound {
+                    body,
+                    request: Some(&id),
+                    method: Some(method),
+                    name,
+                    param_headers: &options.param_headers,
+                })
+                .await;
             match sent {
                 Ok(()) => answer.await.unwrap_or(Err(ClientError::Closed)),
                 Err(error) => Err(error),
@@ -286,7 +297,7 @@ impl Peer {
     /// Sends a notification.
     pub async fn notify(&self, method: &str, params: Value) -> Result<(), ClientError> {
         let body = jsonrpc::encode_notification(method, &params);
-        self.link.send(Outbound { body, request: None, method: Some(method), name: None }).await
+        self.link.send(Outbound { body, request: None, method: Some(method), name: None, param_headers: &[] }).await
     }
 
     /// Waits for the acknowledgement of the `subscriptions/listen` request numbered `id`.
@@ -335,7 +346,9 @@ impl Peer {
                 Ok(result) => jsonrpc::encode_result(&id, &result),
                 Err(error) => jsonrpc::encode_error(Some(&id), &error),
             };
-            if let Err(error) = peer.link.send(Outbound { body, request: None, method: None, name: None }).await {
+            if let Err(error) =
+                peer.link.send(Outbound { body, request: None, method: None, name: None, param_headers: &[] }).await
+            {
                 tracing::debug!("mcp client: cannot answer the server's `{method}`: {error}");
             }
         });

@@ -30,4 +30,6 @@ pub(crate) struct Outbound<'a> {
     /// What the request names (`params.name` or `params.uri`), mirrored in 2026-07-28's
     /// `Mcp-Name` header.
     pub name: Option<&'a str>,
+    /// 2026-07-28 `Mcp-Param-{Name}` headers mirroring a tool call's arguments.
+    pub param_headers: &'a [(String, String)],
 }
