@@ -83,6 +83,15 @@ struct Name {
     name: String,
 }
 
+/// Asks the client's model, giving it 200 ms.
+#[mcp_tool]
+async fn ask_quickly(ctx: Context) -> String {
+    match ctx.sample(Sampling::new("quick?").timeout(Duration::from_millis(200))).await {
+        Ok(reply) => reply.text().unwrap_or_default().to_owned(),
+        Err(error) => error.to_string(),
+    }
+}
+
 /// Asks the user's name.
 #[mcp_tool]
 async fn ask_name(ctx: Context) -> Result<String, AskError> {
@@ -136,7 +145,7 @@ fn languages(request: CompletionRequest) -> Vec<String> {
 fn server(seen: Seen) -> Server {
     server!()
         .page_size(2)
-        .tools(tools![add, hello, noop, steps, hang, ask_model, ask_name, list_roots, touch])
+        .tools(tools![add, hello, noop, steps, hang, ask_model, ask_name, list_roots, touch, ask_quickly])
         .resources(resources![note, numbered])
         .prompts(prompts![review])
         .state(seen)
@@ -182,7 +191,10 @@ async fn lists_every_page_and_calls_in_both_eras() {
         assert_eq!(second.items[0].name, "noop");
         let tools = client.list_tools().await.unwrap();
         let names: Vec<_> = tools.iter().map(|t| t.name.as_str()).collect();
-        assert_eq!(names, ["add", "hello", "noop", "steps", "hang", "ask_model", "ask_name", "list_roots", "touch"]);
+        assert_eq!(
+            names,
+            ["add", "hello", "noop", "steps", "hang", "ask_model", "ask_name", "list_roots", "touch", "ask_quickly"]
+        );
         assert_eq!(tools[0].input_schema["properties"]["a"]["type"], "integer");
         let sum = client.call_tool("add", json!({"a": 2, "b": 40})).await.unwrap();
         assert_eq!(sum.text(), Some("42"), "{era:?}");
@@ -305,6 +317,29 @@ async fn resources_subscriptions_prompts_and_completion_in_both_eras() {
         assert_eq!(completion.values, ["rust", "ruby"], "{era:?}");
         client.close().await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_cancelling_its_request_stops_the_handler() {
+    let address = serve(server(Seen::default())).await;
+    let dropped = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&dropped);
+    let client = Client::builder()
+        .negotiation(Negotiation::Handshake)
+        .on_sampling(move |_| {
+            let flag = DropFlag(Arc::clone(&flag));
+            async move {
+                let _flag = flag;
+                std::future::pending::<Result<mcp_runtime::Sampled, mcp_runtime::ErrorObject>>().await
+            }
+        })
+        .connect_http(&url(address))
+        .await
+        .unwrap();
+    let result = client.call_tool("ask_quickly", json!({})).await.unwrap();
+    assert!(result.text().unwrap_or_default().contains("did not answer"), "{result:?}");
+    eventually("the sampling handler is dropped", || dropped.load(Ordering::SeqCst)).await;
+    client.close().await;
 }
 
 #[cfg(feature = "auth")]

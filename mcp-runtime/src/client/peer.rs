@@ -76,6 +76,8 @@ pub(crate) struct Peer {
     progress: Mutex<HashMap<String, ProgressFn>>,
     /// `subscriptions/listen` requests waiting for their acknowledgement, by request id.
     acknowledgements: Mutex<HashMap<String, oneshot::Sender<()>>>,
+    /// The server's requests being answered, by id: `notifications/cancelled` stops one.
+    answering: Mutex<HashMap<RequestId, tokio::task::AbortHandle>>,
     next_id: AtomicI64,
     pub handlers: Handlers,
     pub client_info: Implementation,
@@ -99,6 +101,7 @@ impl Peer {
             pending: Mutex::default(),
             progress: Mutex::default(),
             acknowledgements: Mutex::default(),
+            answering: Mutex::default(),
             next_id: AtomicI64::new(1),
             handlers,
             client_info,
@@ -341,8 +344,15 @@ impl Peer {
     /// Answers a request of the server with the client's handlers, on a task of its own.
     fn answer(self: &Arc<Self>, method: String, id: RequestId, params: Value) {
         let peer = Arc::clone(self);
-        tokio::spawn(async move {
-            let body = match peer.handlers.answer(&method, params).await {
+        let key = id.clone();
+        // Held until the task is registered, so it cannot unregister itself before that.
+        let mut answering = lock(&self.answering);
+        let task = tokio::spawn(async move {
+            let answer = peer.handlers.answer(&method, params).await;
+            if lock(&peer.answering).remove(&id).is_none() {
+                return; // cancelled by the server meanwhile: no answer
+            }
+            let body = match answer {
                 Ok(result) => jsonrpc::encode_result(&id, &result),
                 Err(error) => jsonrpc::encode_error(Some(&id), &error),
             };
@@ -352,9 +362,17 @@ impl Peer {
                 tracing::debug!("mcp client: cannot answer the server's `{method}`: {error}");
             }
         });
+        answering.insert(key, task.abort_handle());
     }
 
     fn notified(&self, method: &str, params: Value) {
+        if method == "notifications/cancelled"
+            && let Some(id) =
+                params.get("requestId").and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok())
+            && let Some(task) = lock(&self.answering).remove(&id)
+        {
+            task.abort();
+        }
         if method == "notifications/subscriptions/acknowledged" {
             let id = params.get("_meta").and_then(|m| m.get(meta_key::SUBSCRIPTION_ID)).map(Value::to_string);
             if let Some(waiter) = id.and_then(|id| lock(&self.acknowledgements).remove(&id)) {
