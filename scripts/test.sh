@@ -7,7 +7,8 @@
 # Inspector CLI, and the official MCP conformance suite against the fixture server (Node 22 is
 # installed under .node/); then both again through nginx in front of three replicas of the
 # fixture sharing one Redis (redis-server and nginx are installed from Debian's packages by
-# scripts/services.sh when missing).
+# scripts/services.sh when missing). The client's interop tests (tests/tests/client_*.rs) drive
+# the official TypeScript server-everything and a Python SDK server, installed first.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -27,10 +28,17 @@ RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --all-features \
 step "services of the multi-replica tests: redis-server and nginx (installed when missing)"
 scripts/services.sh
 
+step "servers the client tests start: server-everything (Node 22) and the Python SDK venv"
+# tests/tests/client_everything.rs and client_python.rs fail, saying which script to run,
+# when these are missing.
+scripts/server-everything.sh
+scripts/python-env.sh
+
 step "cargo test"
-# tests/tests/replicas.rs and cluster_rig.rs run replicas of the conformance fixture; cargo-mcp/tests/cli.rs
-# runs the calculator and notes examples.
-cargo build --locked -p conformance -p calculator -p notes
+# tests/tests/replicas.rs and cluster_rig.rs run replicas of the conformance fixture; the
+# client tests (client_own.rs, client_stubs.rs) and cargo-mcp/tests/cli.rs run it, calculator,
+# notes and http-server as processes.
+cargo build --locked -p conformance -p calculator -p notes -p http-server
 cargo test --workspace --all-features --locked
 
 step "fuzz targets, once over their seeds (stable build, no instrumentation)"

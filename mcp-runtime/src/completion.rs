@@ -3,7 +3,7 @@
 
 use crate::context::Context;
 use futures_util::future::BoxFuture;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::future::Future;
 
@@ -30,7 +30,7 @@ impl CompletionRequest {
 }
 
 /// Suggested values (the `completion` object of the result).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Completion {
     /// At most 100 values.
@@ -39,7 +39,7 @@ pub struct Completion {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total: Option<u64>,
     /// Whether there are more values than these.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub has_more: bool,
 }
 

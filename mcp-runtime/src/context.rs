@@ -1,9 +1,9 @@
 //! The per-request context a tool can ask for: request id, cancellation, progress and logging.
 
-use crate::client::input_round::InputRound;
 use crate::jsonrpc::RequestId;
 use crate::logging::LoggingLevel;
 use crate::protocol::{Implementation, ProtocolVersion, RequestMeta};
+use crate::server_requests::input_round::InputRound;
 use crate::session::outgoing::{self, Outgoing, Sink};
 use crate::session::{Cancel, Session};
 use crate::tool::CallToolResult;

@@ -26,7 +26,9 @@
 
 #[cfg(feature = "auth")]
 pub mod auth;
-mod client;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+pub mod client;
 mod clip;
 mod completion;
 mod content;
@@ -47,6 +49,7 @@ mod required_state;
 mod resource;
 mod router;
 mod server;
+mod server_requests;
 mod session;
 mod settings;
 mod state;
@@ -59,13 +62,6 @@ mod tool;
 mod transport;
 mod type_map;
 
-pub use client::{
-    ClientError, Elicitation, ElicitationSchemaError, Input, ModelPreferences, Root, RootsError, Sampled, Sampling,
-    SamplingMessage, elicitation_schema_for,
-};
-#[cfg(feature = "fs")]
-#[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
-pub use client::{FolderEntry, OutsideRoot, PathInRoot};
 pub use completion::{Completer, Completion, CompletionRequest, IntoCompletion};
 pub use content::{Annotations, Audio, Content, EmbeddedResource, Image, ResourceContents, ResourceLink, Role, Text};
 pub use context::{Context, FromContext};
@@ -79,6 +75,13 @@ pub use resource::{
     IntoReadResult, IntoResourceEntries, Lister, ReadResourceResult, ResourceEntry, ResourceNotFound, ResourceSet,
 };
 pub use server::{Server, ServerHandle};
+pub use server_requests::{
+    ClientError, Elicitation, ElicitationSchemaError, Input, ModelPreferences, Root, RootsError, Sampled, Sampling,
+    SamplingMessage, elicitation_schema_for,
+};
+#[cfg(feature = "fs")]
+#[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
+pub use server_requests::{FolderEntry, OutsideRoot, PathInRoot};
 pub use settings::ConfirmationFallback;
 pub use state::{LocalSessionState, SessionState, State};
 pub use store::SessionStore;

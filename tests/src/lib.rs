@@ -12,7 +12,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 pub mod browser;
+#[cfg(feature = "client")]
+pub mod client_kit;
 pub mod cluster;
+pub mod external;
 pub mod http;
 pub mod robust;
 mod stdio;

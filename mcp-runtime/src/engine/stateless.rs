@@ -7,7 +7,6 @@
 //! without any session state, on the same connection as 2025-11-25 traffic.
 
 use super::{Connection, Received, encode_answer, panicked};
-use crate::client::input_round::InputRound;
 use crate::context::Stateless;
 use crate::jsonrpc::{ErrorObject, RequestId, code};
 use crate::message::Request;
@@ -15,6 +14,7 @@ use crate::protocol::request_state;
 use crate::protocol::{Method, ProtocolVersion, RequestMeta, meta_key};
 use crate::registry::Change;
 use crate::router::{self, Handler, Outcome, PanicAnswer, Reply, Route, Task};
+use crate::server_requests::input_round::InputRound;
 use crate::session::outgoing::{self, Outgoing, Sink};
 use crate::settings::Settings;
 use crate::tool::TaskSupport;

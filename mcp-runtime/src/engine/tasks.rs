@@ -13,12 +13,12 @@
 
 use super::stateless::StatelessCall;
 use super::{Connection, Received, encode_answer, in_scope};
-use crate::client::input_round::missing_capability;
 use crate::context::{Context, TaskLink};
 use crate::jsonrpc::{ErrorObject, RequestId, code};
 use crate::message::Request;
 use crate::protocol::Method;
 use crate::router::{self, Handler, Outcome, PanicAnswer, Reply, Route, Run, Task};
+use crate::server_requests::input_round::missing_capability;
 use crate::session::outgoing::Sink;
 use crate::tasks::{EXTENSION, Signal, Status, StoredTask, TaskRecord, TaskStore, Tasks};
 use crate::tool::TaskSupport;
@@ -35,7 +35,7 @@ pub(super) fn extension_required() -> ErrorObject {
 
 /// Whether the request's client capabilities declare the extension.
 pub(super) fn declares_extension(capabilities: &Map<String, Value>) -> bool {
-    crate::client::declared(Some(capabilities), &["extensions", EXTENSION])
+    crate::server_requests::declared(Some(capabilities), &["extensions", EXTENSION])
 }
 
 /// The era a task was created in, and what that changes for its runner.

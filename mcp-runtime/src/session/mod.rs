@@ -11,10 +11,10 @@ pub(crate) mod outgoing;
 
 pub(crate) use in_flight::{Cancel, Refusal};
 
-use crate::client::root::Root;
 use crate::jsonrpc::{self, ErrorObject, RequestId, code};
 use crate::logging::LoggingLevel;
 use crate::protocol::{Implementation, ProtocolVersion};
+use crate::server_requests::root::Root;
 use crate::settings::Settings;
 use crate::type_map::SessionValues;
 use budget::Budget;

@@ -2,8 +2,8 @@
 //! before they run.
 
 use super::CallToolResult;
-use crate::client::{ClientError, Elicitation};
 use crate::context::Context;
+use crate::server_requests::{ClientError, Elicitation};
 use crate::settings::ConfirmationFallback;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};

@@ -29,11 +29,11 @@ impl SamplingMessage {
 }
 
 /// Advisory preferences for the client's model choice.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelPreferences {
     /// Model name hints, most preferred first (e.g. `claude-3-5-sonnet`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hints: Vec<Value>,
     /// 0 to 1: how much cost matters.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -46,7 +46,8 @@ pub struct ModelPreferences {
     pub intelligence_priority: Option<f64>,
 }
 
-/// A sampling request, built up then sent with [`Context::sample`](crate::Context::sample).
+/// A sampling request, built up then sent with [`Context::sample`](crate::Context::sample);
+/// what a [`client`](crate::client) (feature `client`) reads in its sampling handler.
 ///
 /// ```no_run
 /// # use mcp_runtime::{Context, Sampling};
@@ -55,21 +56,28 @@ pub struct ModelPreferences {
 /// println!("{}", reply.text().unwrap_or_default());
 /// # Ok(()) }
 /// ```
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Sampling {
-    messages: Vec<SamplingMessage>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    model_preferences: Option<ModelPreferences>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    system_prompt: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    temperature: Option<f64>,
-    max_tokens: u32,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    stop_sequences: Vec<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    tools: Vec<Value>,
+    /// The conversation so far.
+    pub messages: Vec<SamplingMessage>,
+    /// Advisory preferences for the model choice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_preferences: Option<ModelPreferences>,
+    /// A system prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
+    /// The sampling temperature.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// The most tokens to generate.
+    pub max_tokens: u32,
+    /// Sequences that stop generation.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stop_sequences: Vec<String>,
+    /// Tools the model may call (`Tool` objects as JSON).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<Value>,
     #[serde(skip)]
     timeout: Option<Duration>,
 }
@@ -138,7 +146,7 @@ impl Sampling {
 }
 
 /// The client model's answer.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Sampled {
     /// Usually `assistant`.
@@ -148,7 +156,7 @@ pub struct Sampled {
     /// The model that answered.
     pub model: String,
     /// Why generation stopped (`endTurn`, `maxTokens`, `toolUse`...).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<String>,
 }
 

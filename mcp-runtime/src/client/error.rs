@@ -1,0 +1,81 @@
+//! [`ClientError`]: why a call from the client did not produce a result.
+
+use crate::jsonrpc::ErrorObject;
+use std::fmt;
+use std::time::Duration;
+
+/// Why a [`Client`](super::Client) call did not produce a result.
+///
+/// Not to be confused with [`crate::ClientError`], which a *server's* handler gets when its
+/// request to the client fails.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The server answered with a JSON-RPC error (unknown tool, invalid params...).
+    Server(ErrorObject),
+    /// The connection failed: the process could not be started or its pipes broke, the
+    /// HTTP request could not be sent, or a stream broke and could not be resumed.
+    Transport(String),
+    /// The HTTP endpoint answered with a status that carries no JSON-RPC message.
+    Http {
+        /// The status code (401 without a token, 403, 404 for an expired session...).
+        status: u16,
+        /// The start of the body, for the message.
+        body: String,
+    },
+    /// No answer within the time limit; the server was told to stop.
+    Timeout(Duration),
+    /// The call was cancelled through its [`CancellationToken`](crate::CancellationToken).
+    Cancelled,
+    /// The connection is closed (the server exited, or [`Client::close`](super::Client::close)).
+    Closed,
+    /// The server's answer does not have the shape the protocol gives it.
+    InvalidResponse(String),
+    /// The negotiated protocol has no such operation (e.g. `resources/subscribe` in
+    /// 2026-07-28, which replaced it with `subscriptions/listen`).
+    Unsupported(&'static str),
+    /// The server and this client share no protocol version.
+    Incompatible {
+        /// The versions the server named.
+        supported: Vec<String>,
+    },
+    /// The server kept asking for input past the limit of rounds.
+    TooManyInputRounds(u32),
+}
+
+impl ClientError {
+    /// The JSON-RPC error the server answered, if that is what this is.
+    pub fn error_object(&self) -> Option<&ErrorObject> {
+        match self {
+            Self::Server(error) => Some(error),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for ClientError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Server(error) => write!(f, "the server answered with error {}: {}", error.code, error.message),
+            Self::Transport(why) => write!(f, "transport failure: {why}"),
+            Self::Http { status, body } => write!(f, "HTTP {status}: {body}"),
+            Self::Timeout(after) => write!(f, "no answer within {after:?}"),
+            Self::Cancelled => f.write_str("the call was cancelled"),
+            Self::Closed => f.write_str("the connection is closed"),
+            Self::InvalidResponse(why) => write!(f, "malformed answer: {why}"),
+            Self::Unsupported(what) => write!(f, "not available with the negotiated protocol: {what}"),
+            Self::Incompatible { supported } => {
+                write!(f, "no protocol version in common (the server speaks {})", supported.join(", "))
+            }
+            Self::TooManyInputRounds(rounds) => write!(f, "the server asked for input more than {rounds} times"),
+        }
+    }
+}
+
+impl std::error::Error for ClientError {}
+
+impl From<ErrorObject> for ClientError {
+    fn from(error: ErrorObject) -> Self {
+        Self::Server(error)
+    }
+}

@@ -1,0 +1,82 @@
+//! The client's answers to the server: sampling, elicitation and roots handlers, and the
+//! notification callback. Which handlers are set decides the capabilities the client declares.
+
+use super::types::{ElicitationRequest, Notification};
+use crate::jsonrpc::ErrorObject;
+use crate::server_requests::{Elicitation, Root, Sampled, Sampling};
+use futures_util::future::BoxFuture;
+use serde_json::{Map, Value, json};
+use std::sync::{Arc, Mutex};
+
+pub(crate) type SamplingFn = Arc<dyn Fn(Sampling) -> BoxFuture<'static, Result<Sampled, ErrorObject>> + Send + Sync>;
+pub(crate) type ElicitationFn = Arc<
+    dyn Fn(ElicitationRequest) -> BoxFuture<'static, Result<Elicitation<Map<String, Value>>, ErrorObject>>
+        + Send
+        + Sync,
+>;
+pub(crate) type NotificationFn = Arc<dyn Fn(Notification) + Send + Sync>;
+
+/// The handlers a client was built with.
+#[derive(Clone, Default)]
+pub(crate) struct Handlers {
+    pub sampling: Option<SamplingFn>,
+    pub elicitation: Option<ElicitationFn>,
+    /// `Some` when the client offers roots (possibly none yet).
+    pub roots: Option<Arc<Mutex<Vec<Root>>>>,
+    pub notification: Option<NotificationFn>,
+}
+
+impl Handlers {
+    /// The capabilities these handlers let the client declare.
+    pub fn capabilities(&self) -> Value {
+        let mut capabilities = Map::new();
+        if self.sampling.is_some() {
+            capabilities.insert("sampling".into(), json!({}));
+        }
+        if self.elicitation.is_some() {
+            capabilities.insert("elicitation".into(), json!({"form": {}, "url": {}}));
+        }
+        if self.roots.is_some() {
+            capabilities.insert("roots".into(), json!({"listChanged": true}));
+        }
+        Value::Object(capabilities)
+    }
+
+    /// Answers one request of the server (in a session, or inside an input-required result).
+    pub async fn answer(&self, method: &str, params: Value) -> Result<Value, ErrorObject> {
+        let not_offered =
+            || ErrorObject::new(-32601, format!("Method not found: {method} (no handler in this client)"));
+        let invalid = |why: String| ErrorObject::invalid_params(format!("Invalid params: {why}"));
+        match method {
+            "ping" => Ok(json!({})),
+            "sampling/createMessage" => {
+                let handler = self.sampling.as_ref().ok_or_else(not_offered)?;
+                let request: Sampling = serde_json::from_value(params).map_err(|e| invalid(e.to_string()))?;
+                let answer = handler(request).await?;
+                serde_json::to_value(answer).map_err(|e| ErrorObject::new(-32603, e.to_string()))
+            }
+            "elicitation/create" => {
+                let handler = self.elicitation.as_ref().ok_or_else(not_offered)?;
+                let request = ElicitationRequest::from_params(&params)
+                    .ok_or_else(|| invalid("url elicitation without url".into()))?;
+                Ok(match handler(request).await? {
+                    Elicitation::Accept(content) => json!({"action": "accept", "content": content}),
+                    Elicitation::Decline => json!({"action": "decline"}),
+                    Elicitation::Cancel => json!({"action": "cancel"}),
+                })
+            }
+            "roots/list" => {
+                let roots = self.roots.as_ref().ok_or_else(not_offered)?;
+                let roots = roots.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                Ok(json!({ "roots": roots }))
+            }
+            _ => Err(not_offered()),
+        }
+    }
+
+    pub fn notify(&self, notification: Notification) {
+        if let Some(handler) = &self.notification {
+            handler(notification);
+        }
+    }
+}

