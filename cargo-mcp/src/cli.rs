@@ -3,11 +3,12 @@
 //! check, 2 a usage or connection error.
 
 use crate::check::{self, Report};
-use crate::connection::{Connection, ConnectionError, StdioConnection};
+use crate::connection::{Connection, ConnectionError};
 use crate::install::{self, Client, Outcome, Scope, Transport};
 use crate::scaffold::{self, Runtime};
 use crate::{arguments, output, surface};
 use clap::{Args, Parser, Subcommand};
+use mcp_runtime::client::Client as McpClient;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 
@@ -103,15 +104,17 @@ Examples:
 
 /// How to reach the server; neither: the current crate's binary, built first (as `cargo run` does).
 #[derive(Debug, Args)]
-#[group(multiple = false)]
 pub struct ServerArgs {
     /// Run the server as a child process: its program and arguments, in one quoted string
     /// (default: build the crate in this folder and run its binary).
-    #[arg(long, value_name = "\"CMD ARGS\"")]
+    #[arg(long, value_name = "\"CMD ARGS\"", conflicts_with = "http")]
     pub stdio: Option<String>,
     /// Connect to a Streamable HTTP server.
     #[arg(long, value_name = "URL")]
     pub http: Option<String>,
+    /// Send `Authorization: Bearer TOKEN` to the HTTP server.
+    #[arg(long, value_name = "TOKEN", requires = "http", env = "MCP_BEARER_TOKEN")]
+    pub bearer: Option<String>,
 }
 
 /// `cargo mcp new`.
@@ -298,12 +301,10 @@ pub async fn run(cli: Cli) -> i32 {
 ///
 /// To wire in `mcp_runtime::client`: connect with it here (stdio and HTTP) and implement
 /// [`Connection`] for it; the commands below do not change.
-async fn connect(server: &ServerArgs) -> Result<StdioConnection, Failure> {
+async fn connect(server: &ServerArgs) -> Result<McpClient, Failure> {
     match (&server.stdio, &server.http) {
-        (Some(command), _) => Ok(StdioConnection::spawn(command).await?),
-        (None, Some(url)) => Err(Failure::usage(format!(
-            "--http {url}: this cargo-mcp has no HTTP client yet (it comes with mcp_runtime::client); run the server over stdio with --stdio \"CMD ARGS\""
-        ))),
+        (Some(command), _) => Ok(crate::connection::connect_stdio(command).await?),
+        (None, Some(url)) => Ok(crate::connection::connect_http(url, server.bearer.as_deref()).await?),
         (None, None) => {
             let found = install::find_crate(None, None, None).map_err(|e| {
                 format!(
@@ -313,7 +314,7 @@ async fn connect(server: &ServerArgs) -> Result<StdioConnection, Failure> {
             install::build(&found, false)?;
             let binary = found.debug_binary.display().to_string();
             eprintln!("Running {binary}");
-            Ok(StdioConnection::spawn(&shlex::try_quote(&binary).map_err(|e| e.to_string())?).await?)
+            Ok(crate::connection::connect_stdio(&shlex::try_quote(&binary).map_err(|e| e.to_string())?).await?)
         }
     }
 }
@@ -471,10 +472,10 @@ async fn surface(args: SurfaceArgs) -> Result<i32, Failure> {
 
 async fn list(args: ListArgs) -> Result<i32, Failure> {
     let mut connection = connect(&args.server).await?;
-    let tools = connection.list_tools().await.or_else(empty_if_absent)?;
-    let resources = connection.list_resources().await.or_else(empty_if_absent)?;
-    let templates = connection.list_resource_templates().await.or_else(empty_if_absent)?;
-    let prompts = connection.list_prompts().await.or_else(empty_if_absent)?;
+    let tools = Connection::list_tools(&mut connection).await.or_else(empty_if_absent)?;
+    let resources = Connection::list_resources(&mut connection).await.or_else(empty_if_absent)?;
+    let templates = Connection::list_resource_templates(&mut connection).await.or_else(empty_if_absent)?;
+    let prompts = Connection::list_prompts(&mut connection).await.or_else(empty_if_absent)?;
     connection.close().await;
     if args.json {
         print!(
@@ -498,14 +499,14 @@ fn empty_if_absent(error: ConnectionError) -> Result<Vec<Value>, ConnectionError
 
 async fn call(args: CallArgs) -> Result<i32, Failure> {
     let mut connection = connect(&args.server).await?;
-    let tools = connection.list_tools().await?;
+    let tools = Connection::list_tools(&mut connection).await?;
     let Some(tool) = tools.iter().find(|t| t["name"] == args.tool.as_str()) else {
         let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
         return Err(Failure::usage(format!("the server has no tool `{}`; its tools: {}", args.tool, names.join(", "))));
     };
     let arguments = arguments::from_words(&args.arguments, tool.get("inputSchema"))
         .map_err(|e| format!("{e}\nusage: cargo mcp call ... {} KEY=VALUE...", args.tool))?;
-    let result = connection.call_tool(&args.tool, arguments).await?;
+    let result = Connection::call_tool(&mut connection, &args.tool, arguments).await?;
     connection.close().await;
     let is_error = result.get("isError") == Some(&Value::Bool(true));
     if args.json {
@@ -520,7 +521,7 @@ async fn call(args: CallArgs) -> Result<i32, Failure> {
 
 async fn read(args: ReadArgs) -> Result<i32, Failure> {
     let mut connection = connect(&args.server).await?;
-    let result = connection.read_resource(&args.uri).await?;
+    let result = Connection::read_resource(&mut connection, &args.uri).await?;
     connection.close().await;
     print!("{}", if args.json { output::pretty(&result) } else { output::read_result(&result) });
     Ok(EXIT_OK)
@@ -536,7 +537,7 @@ async fn get(args: GetArgs) -> Result<i32, Failure> {
         arguments.insert(key.to_owned(), Value::String(value.to_owned()));
     }
     let mut connection = connect(&args.server).await?;
-    let result = connection.get_prompt(&args.prompt, Value::Object(arguments)).await?;
+    let result = Connection::get_prompt(&mut connection, &args.prompt, Value::Object(arguments)).await?;
     connection.close().await;
     print!("{}", if args.json { output::pretty(&result) } else { output::prompt_result(&result) });
     Ok(EXIT_OK)

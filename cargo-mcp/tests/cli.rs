@@ -150,8 +150,8 @@ fn usage_and_connection_errors_exit_with_2_and_say_what_to_do() {
         (&["call", "--stdio", calculator(), "add", "a=1"], "missing required argument(s): b=..."),
         (&["call", "--stdio", calculator(), "add", "a=1", "b=2", "c=3"], "no argument `c`"),
         (&["call", "--stdio", calculator(), "power"], "no tool `power`; its tools: add, subtract, multiply, divide"),
-        (&["call", "--stdio", "/nonexistent/server", "add"], "cannot start `/nonexistent/server`"),
-        (&["list", "--http", "http://127.0.0.1:9/mcp"], "run the server over stdio with --stdio"),
+        (&["call", "--stdio", "/nonexistent/server", "add"], "cannot run the server `/nonexistent/server` over stdio"),
+        (&["list", "--http", "http://127.0.0.1:9/mcp"], "cannot connect to http://127.0.0.1:9/mcp"),
         (&["list"], "no server given: pass --stdio"),
         (&["list", "--stdio", calculator(), "--http", "http://127.0.0.1:9/mcp"], "cannot be used with"),
         (
@@ -164,6 +164,58 @@ fn usage_and_connection_errors_exit_with_2_and_say_what_to_do() {
         assert_eq!(code(&output), 2, "{args:?}: {}", stderr(&output));
         assert!(stderr(&output).contains(message), "{args:?}: {}", stderr(&output));
     }
+}
+
+/// `examples/http-server` on a free port, stopped when dropped.
+struct HttpServer {
+    child: std::process::Child,
+    url: String,
+}
+
+impl HttpServer {
+    fn start() -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let mut child = Command::new(example("http-server", "HTTP_SERVER_BIN"))
+            .env("PORT", port.to_string())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("http-server starts");
+        for _ in 0..500 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return Self { child, url: format!("http://127.0.0.1:{port}/mcp") };
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("http-server did not listen on port {port}");
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn list_call_and_surface_over_http() {
+    let server = HttpServer::start();
+    let output = cargo_mcp(&["list", "--http", &server.url]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(stdout(&output).contains("count_slowly"), "{}", stdout(&output));
+
+    let output = cargo_mcp(&["call", "--http", &server.url, "add", "a=2", "b=3"]);
+    assert_eq!((code(&output), stdout(&output).trim()), (0, "5"), "{}", stderr(&output));
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mcp-surface.json");
+    let file = file.to_str().unwrap();
+    let output = cargo_mcp(&["surface", "--http", &server.url, "--file", file]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let output = cargo_mcp(&["surface", "--http", &server.url, "--file", file, "--check"]);
+    assert_eq!(code(&output), 0, "{}{}", stdout(&output), stderr(&output));
 }
 
 #[test]

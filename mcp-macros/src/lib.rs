@@ -13,6 +13,8 @@ mod lists;
 mod main_fn;
 mod prompt;
 mod resource;
+mod stub;
+mod surface_stubs;
 mod tool;
 
 use proc_macro::TokenStream;
@@ -49,6 +51,11 @@ pub fn resources(input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn prompts(input: TokenStream) -> TokenStream {
     lists::expand(input.into(), &lists::PROMPTS).into()
+}
+
+#[proc_macro]
+pub fn client_stubs(input: TokenStream) -> TokenStream {
+    surface_stubs::expand(input.into()).into()
 }
 
 #[proc_macro_attribute]

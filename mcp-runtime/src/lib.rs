@@ -90,6 +90,26 @@ pub use tool::{CallToolResult, Icon, IntoToolResult, Json, SchemaProfile, TaskSu
 
 // The macros are documented here, where rustdoc runs their examples against this crate; the
 // text lives in `docs/`, one file per macro.
+/// Typed calls of a server known only by its surface file (feature `client`): the file
+/// `cargo mcp surface` writes, its path relative to this crate's `Cargo.toml`.
+///
+/// ```ignore
+/// mcp_runtime::client_stubs!(pub mod weather = "weather-surface.json");
+///
+/// let client = mcp_runtime::client::Client::http("https://weather.example.com/mcp").await?;
+/// let forecast = weather::get_forecast(&client, "Paris".into(), Some(3)).await?;  // a tool
+/// let alerts = weather::resources::read_alerts(&client, "FR").await?;           // a template
+/// let prompt = weather::prompts::get_plan_trip(&client, "Paris", None).await?;  // a prompt
+/// ```
+///
+/// A tool's parameters are typed from its input schema (`number` `f64`, `integer` `i64`,
+/// `string` `String`, `boolean` `bool`, `array` `Vec<_>`, anything else `serde_json::Value`;
+/// optional ones `Option<_>`); it returns its structured content as a `serde_json::Value` when
+/// it declares an output schema, else its `CallToolResult`, and a tool error as
+/// [`client::ClientError::Tool`]. Names that are not Rust identifiers become snake case ones
+/// (`get-forecast` is `get_forecast`). The module is rebuilt when the file changes.
+#[cfg(feature = "client")]
+pub use mcp_runtime_macros::client_stubs;
 #[doc = include_str!("../docs/main.md")]
 pub use mcp_runtime_macros::main;
 #[doc = include_str!("../docs/mcp_prompt.md")]

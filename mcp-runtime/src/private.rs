@@ -128,3 +128,25 @@ const fn str_eq(a: &str, b: &str) -> bool {
     }
     true
 }
+
+/// Typed client calls (`add::call(&client, ..)`, `mcp-macros/src/stub.rs`): the macros wrap
+/// them in this gate, which keeps them with the feature `client` and drops them without it (a
+/// proc macro cannot see the runtime's features).
+#[cfg(feature = "client")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __with_client {
+    ($($item:tt)*) => { $($item)* };
+}
+
+#[cfg(not(feature = "client"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __with_client {
+    ($($item:tt)*) => {};
+}
+
+pub use crate::__with_client as with_client;
+
+#[cfg(feature = "client")]
+pub use crate::client::typed::*;

@@ -90,7 +90,14 @@ fn is_executable(path: &Path) -> bool {
 /// The conformance fixture's binary: `CONFORMANCE_BIN`, else `conformance` in the target
 /// directory this test binary was built in (`target/debug/deps/..`).
 pub fn conformance_binary() -> PathBuf {
-    if let Some(path) = std::env::var_os("CONFORMANCE_BIN") {
+    example_binary("conformance")
+}
+
+/// An example server's binary: `{NAME}_BIN` (`CALCULATOR_BIN`), else `name` in the target
+/// directory this test binary was built in (`target/debug/deps/..`).
+pub fn example_binary(name: &str) -> PathBuf {
+    let variable = format!("{}_BIN", name.to_ascii_uppercase().replace('-', "_"));
+    if let Some(path) = std::env::var_os(&variable) {
         return PathBuf::from(path);
     }
     let exe = std::env::current_exe().expect("the test binary's path");
@@ -98,10 +105,10 @@ pub fn conformance_binary() -> PathBuf {
     if dir.ends_with("deps") {
         dir.pop();
     }
-    let binary = dir.join("conformance");
+    let binary = dir.join(name);
     assert!(
         is_executable(&binary),
-        "{} is missing: build the fixture first (`cargo build -p conformance`), or name it with CONFORMANCE_BIN",
+        "{} is missing: build it first (`cargo build -p {name}`), or name it with {variable}",
         binary.display()
     );
     binary

@@ -45,11 +45,14 @@ pub(crate) fn prompt(prompt: &HandlerFn, options: &PromptOptions) -> TokenStream
     let meta = expand::meta(options.common.meta.as_ref());
     let complete = expand::completions(krate, &options.complete);
     let marker = expand::marker_struct(prompt, "#[mcp_prompt]");
+    let stub = crate::stub::prompt(prompt, &name);
 
     quote! {
         #item
 
         #marker
+
+        #stub
 
         const _: () = {
             impl #krate::__private::PromptDef for #ident {

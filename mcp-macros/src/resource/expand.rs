@@ -50,11 +50,14 @@ pub(crate) fn resource(resource: &HandlerFn, options: &ResourceOptions, uri: &Li
     };
     let complete = expand::completions(krate, &options.complete);
     let marker = expand::marker_struct(resource, "#[mcp_resource]");
+    let stub = crate::stub::resource(resource, &uri.value());
 
     quote! {
         #item
 
         #marker
+
+        #stub
 
         const _: () = {
             impl #krate::__private::ResourceDef for #ident {

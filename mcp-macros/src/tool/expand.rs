@@ -114,11 +114,14 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
     let icons = handler::expand::icons(krate, &options.common.icons);
     let meta = handler::expand::meta(options.common.meta.as_ref());
     let marker = handler::expand::marker_struct(tool, "#[mcp_tool]");
+    let stub = crate::stub::tool(tool, &name);
 
     quote! {
         #item
 
         #marker
+
+        #stub
 
         const _: () = {
             #(#assert_params)*

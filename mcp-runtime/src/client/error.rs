@@ -29,8 +29,15 @@ pub enum ClientError {
     Cancelled,
     /// The connection is closed (the server exited, or [`Client::close`](super::Client::close)).
     Closed,
-    /// The server's answer does not have the shape the protocol gives it.
+    /// The server's answer does not have the shape the protocol gives it, or (a typed call,
+    /// `add::call(&client, ..)`) not the shape of the function's return type.
     InvalidResponse(String),
+    /// The tool ran and failed (`isError: true`), in a typed call (`add::call(&client, ..)`),
+    /// which returns what the function returned: the result says why. (`Client::call_tool`
+    /// returns such a result as `Ok`.)
+    Tool(crate::CallToolResult),
+    /// A typed call's argument could not be written as JSON.
+    InvalidArguments(String),
     /// The negotiated protocol has no such operation (e.g. `resources/subscribe` in
     /// 2026-07-28, which replaced it with `subscriptions/listen`).
     Unsupported(&'static str),
@@ -63,6 +70,8 @@ impl fmt::Display for ClientError {
             Self::Cancelled => f.write_str("the call was cancelled"),
             Self::Closed => f.write_str("the connection is closed"),
             Self::InvalidResponse(why) => write!(f, "malformed answer: {why}"),
+            Self::Tool(result) => write!(f, "the tool failed: {}", result.text().unwrap_or("(no text)")),
+            Self::InvalidArguments(why) => write!(f, "invalid arguments: {why}"),
             Self::Unsupported(what) => write!(f, "not available with the negotiated protocol: {what}"),
             Self::Incompatible { supported } => {
                 write!(f, "no protocol version in common (the server speaks {})", supported.join(", "))

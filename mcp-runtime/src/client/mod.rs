@@ -36,6 +36,7 @@ mod peer;
 mod sse;
 mod stdio;
 mod transport;
+pub(crate) mod typed;
 mod types;
 
 pub use builder::ClientBuilder;
