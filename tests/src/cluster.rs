@@ -82,7 +82,7 @@ pub fn program(name: &str) -> PathBuf {
     })
 }
 
-fn is_executable(path: &Path) -> bool {
+pub(crate) fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt as _;
     path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
@@ -90,28 +90,7 @@ fn is_executable(path: &Path) -> bool {
 /// The conformance fixture's binary: `CONFORMANCE_BIN`, else `conformance` in the target
 /// directory this test binary was built in (`target/debug/deps/..`).
 pub fn conformance_binary() -> PathBuf {
-    example_binary("conformance")
-}
-
-/// An example server's binary: `{NAME}_BIN` (`CALCULATOR_BIN`), else `name` in the target
-/// directory this test binary was built in (`target/debug/deps/..`).
-pub fn example_binary(name: &str) -> PathBuf {
-    let variable = format!("{}_BIN", name.to_ascii_uppercase().replace('-', "_"));
-    if let Some(path) = std::env::var_os(&variable) {
-        return PathBuf::from(path);
-    }
-    let exe = std::env::current_exe().expect("the test binary's path");
-    let mut dir = exe.parent().expect("the test binary's folder").to_path_buf();
-    if dir.ends_with("deps") {
-        dir.pop();
-    }
-    let binary = dir.join(name);
-    assert!(
-        is_executable(&binary),
-        "{} is missing: build it first (`cargo build -p {name}`), or name it with {variable}",
-        binary.display()
-    );
-    binary
+    crate::external::example_binary("conformance")
 }
 
 /// Waits until `ready` holds, checking every 20 ms; `Err` after `timeout`.

@@ -4,7 +4,7 @@
 //! `scripts/python-env.sh`). A missing one fails the test with the command that provides it:
 //! nothing is skipped silently.
 
-use crate::cluster::free_port;
+use crate::cluster::{free_port, is_executable as executable};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -13,11 +13,6 @@ use std::time::{Duration, Instant};
 /// The repository's root.
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
-}
-
-fn executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt as _;
-    path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// An example's binary: `<NAME>_BIN` (`HTTP_SERVER_BIN` for `http-server`), else the one in the

@@ -155,7 +155,7 @@ mcp_runtime::client_stubs!(mod calculator = "data/calculator-surface.json");
 mcp_runtime::client_stubs!(mod notes = "data/notes-surface.json");
 
 fn example(name: &str) -> tokio::process::Command {
-    tokio::process::Command::new(mcp_tests::cluster::example_binary(name))
+    tokio::process::Command::new(mcp_tests::external::example_binary(name))
 }
 
 #[tokio::test]
@@ -184,5 +184,38 @@ async fn calls_generated_from_a_saved_surface_reach_the_example_servers() {
     assert!(serde_json::to_value(&index).unwrap()["contents"][0]["text"].as_str().unwrap().contains("stubs"));
     let summary = notes::prompts::get_summarize_note(&client, "stubs").await.unwrap();
     assert!(serde_json::to_value(&summary).unwrap().to_string().contains("typed calls"));
+    client.close().await;
+}
+
+mcp_runtime::client_stubs!(mod everything = "data/everything-surface.json");
+
+/// Calls generated from the surface of a server nobody here wrote: the official TypeScript
+/// `server-everything` (`scripts/server-everything.sh` installs it), over stdio.
+#[tokio::test]
+async fn calls_generated_from_a_saved_surface_reach_server_everything() {
+    let mut command = tokio::process::Command::new(mcp_tests::external::node());
+    command.arg(mcp_tests::external::server_everything()).arg("stdio");
+    let client =
+        Client::builder().stderr(mcp_runtime::client::StderrMode::Discard).connect_stdio(command).await.unwrap();
+    // `get-sum` is `get_sum`; numbers typed from the schema.
+    let sum = everything::get_sum(&client, 2.0, 3.0).await.unwrap();
+    assert!(sum.text().unwrap().contains('5'), "{sum:?}");
+    let echoed = everything::echo(&client, "typed".into()).await.unwrap();
+    assert!(echoed.text().unwrap().contains("typed"), "{echoed:?}");
+    // A tool with an output schema returns its structured content.
+    let weather = everything::get_structured_content(&client, "Chicago".into()).await.unwrap();
+    assert!(weather.is_object() && !weather.as_object().unwrap().is_empty(), "{weather}");
+    // An optional argument left out is not sent.
+    let links = everything::get_resource_links(&client, None).await.unwrap();
+    assert!(!links.is_error, "{links:?}");
+
+    let text = everything::resources::read_dynamic_text_resource(&client, "2").await.unwrap();
+    let text = serde_json::to_value(&text).unwrap();
+    assert_eq!(text["contents"][0]["uri"], "demo://resource/dynamic/text/2", "{text}");
+    let document = everything::resources::read_architecture_md(&client).await.unwrap();
+    assert!(!document.contents.is_empty());
+
+    let prompt = everything::prompts::get_args_prompt(&client, "Paris", None).await.unwrap();
+    assert!(serde_json::to_value(&prompt).unwrap().to_string().contains("Paris"), "{prompt:?}");
     client.close().await;
 }
