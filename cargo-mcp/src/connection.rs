@@ -5,7 +5,7 @@
 //! over stdio, or Streamable HTTP, either protocol era) and the in-process [`TestClient`], so a
 //! unit test runs the same checks.
 
-use mcp_runtime::client::{Client, ClientError};
+use mcp_runtime::client::{Client, ClientBuilder, ClientError};
 use mcp_runtime::testing::TestClient;
 use serde_json::{Value, json};
 use std::fmt;
@@ -139,6 +139,11 @@ impl Requester for Client {
     }
 }
 
+/// The client every command connects with: named `cargo-mcp`, waiting [`TIMEOUT`] per answer.
+fn builder() -> ClientBuilder {
+    Client::builder().name("cargo-mcp", env!("CARGO_PKG_VERSION")).timeout(TIMEOUT)
+}
+
 /// Runs `command_line` (a program and its arguments, quoted as in a shell) and connects to it
 /// over stdio.
 pub async fn connect_stdio(command_line: &str) -> Result<Client, ConnectionError> {
@@ -147,9 +152,7 @@ pub async fn connect_stdio(command_line: &str) -> Result<Client, ConnectionError
         .ok_or_else(|| ConnectionError::Transport(format!("`{command_line}` is not a command line")))?;
     let mut command = Command::new(&words[0]);
     command.args(&words[1..]);
-    Client::builder()
-        .name("cargo-mcp", env!("CARGO_PKG_VERSION"))
-        .timeout(TIMEOUT)
+    builder()
         .connect_stdio(command)
         .await
         .map_err(|e| ConnectionError::Transport(format!("cannot run the server `{command_line}` over stdio: {e}")))
@@ -157,7 +160,7 @@ pub async fn connect_stdio(command_line: &str) -> Result<Client, ConnectionError
 
 /// Connects to the Streamable HTTP endpoint at `url`, with a bearer token if given.
 pub async fn connect_http(url: &str, token: Option<&str>) -> Result<Client, ConnectionError> {
-    let mut builder = Client::builder().name("cargo-mcp", env!("CARGO_PKG_VERSION")).timeout(TIMEOUT);
+    let mut builder = builder();
     if let Some(token) = token {
         builder = builder.bearer_token(token);
     }

@@ -41,6 +41,8 @@ mod jsonrpc;
 pub mod logging;
 mod message;
 pub mod middleware;
+#[cfg(any(feature = "auth", feature = "client"))]
+mod outbound_tls;
 mod param;
 mod prompt;
 mod protocol;

@@ -7,7 +7,7 @@ use crate::error::{Error, ErrorKind, Result};
 use base64::Engine as _;
 use reqwest::header::{ACCEPT, AUTHORIZATION, HeaderMap, HeaderValue};
 use reqwest::{StatusCode, Url};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 /// The largest response read from an authorization server (a JWKS, metadata, an introspection or
@@ -118,19 +118,9 @@ fn client() -> Result<reqwest::Client> {
 }
 
 fn build_client() -> Result<reqwest::Client> {
-    use rustls_platform_verifier::BuilderVerifierExt as _;
-    let tls_error = |err: rustls::Error| {
+    let mut tls = crate::outbound_tls::client_config().map_err(|err| {
         Error::new(ErrorKind::Tls, "cannot set up TLS for the authorization server's endpoints").with_source(err)
-    };
-    // The ring provider, named here rather than taken from the process default, so another
-    // crate enabling aws-lc-rs cannot change or break it.
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut tls = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(tls_error)?
-        .with_platform_verifier()
-        .map_err(tls_error)?
-        .with_no_client_auth();
+    })?;
     tls.alpn_protocols = vec![b"http/1.1".to_vec()];
     let redirects = reqwest::redirect::Policy::custom(|attempt| {
         if attempt.previous().len() >= 3 || !allowed(attempt.url()) { attempt.stop() } else { attempt.follow() }

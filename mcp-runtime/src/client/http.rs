@@ -25,17 +25,10 @@ const DEFAULT_RETRY: Duration = Duration::from_millis(500);
 /// Resumption attempts in a row that may fail before a request's stream is given up.
 const RESUME_ATTEMPTS: u32 = 5;
 
-/// A reqwest client with rustls on the ring provider (chosen here, so no process-wide
-/// default provider is needed) and the platform's certificate verifier.
+/// A reqwest client with the runtime's outgoing TLS (`outbound_tls.rs`: ring, the platform's
+/// verifier; no process-wide default provider needed).
 pub(crate) fn default_client() -> Result<reqwest::Client, ClientError> {
-    use rustls_platform_verifier::BuilderVerifierExt as _;
-    use tokio_rustls::rustls;
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let tls = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .and_then(|builder| builder.with_platform_verifier())
-        .map_err(|e| ClientError::Transport(format!("TLS setup: {e}")))?
-        .with_no_client_auth();
+    let tls = crate::outbound_tls::client_config().map_err(|e| ClientError::Transport(format!("TLS setup: {e}")))?;
     reqwest::Client::builder()
         .tls_backend_preconfigured(tls)
         .build()

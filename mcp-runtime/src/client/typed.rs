@@ -131,7 +131,7 @@ pub trait ArgumentSerialize {
 
 impl<T: Serialize + ?Sized> ArgumentSerialize for &StubArgument<'_, T> {
     fn to_json(&self) -> Result<Value, ClientError> {
-        serde_json::to_value(self.0).map_err(|e| ClientError::InvalidArguments(e.to_string()))
+        to_argument(self.0)
     }
 }
 

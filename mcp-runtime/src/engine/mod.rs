@@ -207,13 +207,13 @@ impl Connection {
             }
         });
         if let Received::Answer(answer) = &received {
-            // Whoever holds the trace now (a handler that answered at once) finished it; a
-            // watch left here finishes with the answer, once.
-            if let Some(trace) = &trace {
-                trace.finish(answer);
-            }
-            if let Some(watch) = &watch {
-                watch.finish(Some(answer));
+            // The trace (and the watch it carries) finishes here, unless a handler took it; then
+            // the watch kept here finishes, in case the answer came before the handler could
+            // (a refusal, a panic while starting): a watch finishes once, whoever is first.
+            match (&trace, &watch) {
+                (Some(trace), _) => trace.finish(answer),
+                (None, Some(watch)) => watch.finish(Some(answer)),
+                (None, None) => {}
             }
         }
         received
