@@ -40,6 +40,8 @@ mod error;
 mod jsonrpc;
 pub mod logging;
 mod message;
+#[cfg(feature = "client")]
+mod mount;
 pub mod middleware;
 #[cfg(any(feature = "auth", feature = "client"))]
 mod outbound_tls;

@@ -244,7 +244,7 @@ pub(crate) struct Registry {
     /// The argument checks of the tools whose input schema constrains more than its types
     /// (feature `validation`), by tool name.
     #[cfg(feature = "validation")]
-    pub argument_checks: std::collections::HashMap<&'static str, Arc<crate::tool::check::ArgumentCheck>>,
+    pub argument_checks: std::collections::HashMap<crate::tool::Str, Arc<crate::tool::check::ArgumentCheck>>,
 }
 
 impl Registry {
@@ -298,13 +298,13 @@ impl Definitions {
     pub fn check_required_state(&self, registered: &crate::type_map::TypeMap) -> crate::Result<()> {
         use crate::required_state::check;
         for tool in &self.tools {
-            check("tool", tool.name, &tool.required_state, registered)?;
+            check("tool", &tool.name, &tool.required_state, registered)?;
         }
         for resource in &self.resources {
-            check("resource", resource.uri, &resource.required_state, registered)?;
+            check("resource", &resource.uri, &resource.required_state, registered)?;
         }
         for prompt in &self.prompts {
-            check("prompt", prompt.name, &prompt.required_state, registered)?;
+            check("prompt", &prompt.name, &prompt.required_state, registered)?;
         }
         Ok(())
     }
@@ -406,19 +406,19 @@ impl Catalog {
 
 fn apply(base: &Registry, edit: Edit<'_>, page_size: usize) -> Result<Registry, Error> {
     let Edit { add, remove_tools, remove_resources, remove_prompts } = edit;
-    let tools = add.tools.into_iter().map(|t| Listed::new(t.name, t.clone()).listed(!t.hidden)).collect();
+    let tools = add.tools.into_iter().map(|t| Listed::new(t.name.clone(), t.clone()).listed(!t.hidden)).collect();
     let (mut statics, mut templates) = (Vec::new(), Vec::new());
     for resource in add.resources {
-        let template = UriTemplate::parse(resource.uri).map_err(|e| {
+        let template = UriTemplate::parse(&resource.uri).map_err(|e| {
             Error::new(ErrorKind::Config, format!("invalid URI template `{}`", resource.uri)).with_source(e)
         })?;
         if template.is_static() {
-            statics.push(Listed::new(resource.uri, resource.clone()));
+            statics.push(Listed::new(resource.uri.clone(), resource.clone()));
         } else {
-            templates.push(Listed::new(resource.uri, Template { descriptor: resource.clone(), template }));
+            templates.push(Listed::new(resource.uri.clone(), Template { descriptor: resource.clone(), template }));
         }
     }
-    let prompts = add.prompts.into_iter().map(|p| Listed::new(p.name, p.clone())).collect();
+    let prompts = add.prompts.into_iter().map(|p| Listed::new(p.name.clone(), p.clone())).collect();
     let templates =
         base.templates.with(templates, remove_resources, "resourceTemplates", "resource template", page_size)?;
     let mut match_order: Vec<usize> = (0..templates.len()).collect();
@@ -431,8 +431,8 @@ fn apply(base: &Registry, edit: Edit<'_>, page_size: usize) -> Result<Registry, 
     let argument_checks = tools
         .items()
         .filter_map(|tool| {
-            let check = crate::tool::check::ArgumentCheck::of(tool.name, &(tool.input_schema)())?;
-            Some((tool.name, Arc::new(check)))
+            let check = crate::tool::check::ArgumentCheck::of(&tool.name, &(tool.input_schema)())?;
+            Some((tool.name.clone(), Arc::new(check)))
         })
         .collect();
     Ok(Registry {

@@ -87,6 +87,17 @@ pub(crate) fn output(handler: &HandlerFn) -> (TokenStream, proc_macro2::Span) {
     }
 }
 
+/// A string literal as a descriptor's text (`Cow<'static, str>`, owned only for a mounted
+/// server's items).
+fn text(value: impl quote::ToTokens) -> TokenStream {
+    quote!(::std::borrow::Cow::Borrowed(#value))
+}
+
+/// `Some(text)` or `None`, as tokens.
+pub(crate) fn option_text(value: Option<impl quote::ToTokens>) -> TokenStream {
+    option(value.map(text))
+}
+
 /// `Some(value)` or `None`, as tokens.
 pub(crate) fn option(value: Option<impl quote::ToTokens>) -> TokenStream {
     match value {
@@ -102,7 +113,7 @@ pub(crate) fn meta(meta: Option<&syn::LitStr>) -> TokenStream {
         let value: serde_json::Value = serde_json::from_str(&lit.value()).ok()?;
         Some(syn::LitStr::new(&value.to_string(), lit.span()))
     });
-    option(compact)
+    option_text(compact)
 }
 
 /// The `Icon`s of `icon = "..."` options, with the MIME type their URL implies.
@@ -262,15 +273,15 @@ pub(crate) fn completions(krate: &TokenStream, completions: &[(syn::Ident, syn::
     let entries = completions.iter().map(|(name, function)| {
         let name = name.to_string();
         quote_spanned! {function.span()=>
-            (#name, {
+            (::std::borrow::Cow::Borrowed(#name), ::std::sync::Arc::new({
                 fn __mcp_complete(
                     __mcp_request: #krate::CompletionRequest,
                     __mcp_context: #krate::Context,
                 ) -> #krate::__private::BoxFuture<'static, #krate::Completion> {
                     #krate::__private::run_completer(#function, __mcp_request, __mcp_context)
                 }
-                __mcp_complete as #krate::__private::CompleteFn
-            })
+                __mcp_complete
+            }) as #krate::__private::CompleteFn)
         }
     });
     quote!(::std::vec![#(#entries),*])

@@ -2,7 +2,7 @@
 //! argument list and a get shim that parses the text arguments.
 
 use super::attr::PromptOptions;
-use crate::handler::expand::{self, option};
+use crate::handler::expand;
 use crate::handler::{HandlerFn, Role};
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -13,15 +13,17 @@ pub(crate) fn prompt(prompt: &HandlerFn, options: &PromptOptions) -> TokenStream
     let item = &prompt.item;
     let ident = prompt.ident();
     let name = options.common.name.as_ref().map_or_else(|| prompt.default_name(), LitStr::value);
-    let description = option(options.common.description.as_ref().map(LitStr::value).or_else(|| prompt.docs.clone()));
-    let title = option(options.common.title.as_ref().map(LitStr::value));
+    let description =
+        expand::option_text(options.common.description.as_ref().map(LitStr::value).or_else(|| prompt.docs.clone()));
+    let title = expand::option_text(options.common.title.as_ref().map(LitStr::value));
     let arguments = prompt.arguments().map(|param| {
         let name = param.wire_name();
-        let description = option(param.options.description.as_ref().map(LitStr::value).or_else(|| param.docs.clone()));
+        let description =
+            expand::option_text(param.options.description.as_ref().map(LitStr::value).or_else(|| param.docs.clone()));
         // The same test that makes an absent argument `None` when the prompt runs.
         let required = expand::option_inner(param).is_none();
         let argument = quote! {
-            #krate::__private::PromptArgument { name: #name, title: ::core::option::Option::None, description: #description, required: #required }
+            #krate::__private::PromptArgument { name: ::std::borrow::Cow::Borrowed(#name), title: ::core::option::Option::None, description: #description, required: #required }
         };
         // A parameter whose type is injected is not an argument.
         match param.role {
@@ -78,13 +80,13 @@ pub(crate) fn prompt(prompt: &HandlerFn, options: &PromptOptions) -> TokenStream
                         __mcp_list
                     };
                     #krate::__private::PromptDescriptor {
-                        name: #name,
+                        name: ::std::borrow::Cow::Borrowed(#name),
                         title: #title,
                         description: #description,
                         icons: #icons,
                         meta: #meta,
                         arguments: __mcp_prompt_arguments,
-                        get: __mcp_get,
+                        get: ::std::sync::Arc::new(__mcp_get),
                         complete: #complete,
                         required_state: #required_state,
                     }

@@ -13,9 +13,11 @@ pub(crate) fn resource(resource: &HandlerFn, options: &ResourceOptions, uri: &Li
     let item = &resource.item;
     let ident = resource.ident();
     let name = options.common.name.as_ref().map_or_else(|| resource.default_name(), LitStr::value);
-    let description = option(options.common.description.as_ref().map(LitStr::value).or_else(|| resource.docs.clone()));
-    let title = option(options.common.title.as_ref().map(LitStr::value));
+    let description =
+        expand::option_text(options.common.description.as_ref().map(LitStr::value).or_else(|| resource.docs.clone()));
+    let title = expand::option_text(options.common.title.as_ref().map(LitStr::value));
     let mime_type = option(options.mime_type.as_ref());
+    let mime_type_text = expand::option_text(options.mime_type.as_ref());
     let size = option(options.size.as_ref().map(|s| quote!(#s as u64)));
     let (output_ty, output_span) = expand::output(resource);
     let bind = expand::bind_text_arguments(resource, &quote!(__mcp_request.variables), false);
@@ -34,7 +36,7 @@ pub(crate) fn resource(resource: &HandlerFn, options: &ResourceOptions, uri: &Li
     let meta = expand::meta(options.common.meta.as_ref());
     let allow_dot_segments = options.allow_dot_segments.unwrap_or(false);
     let ttl_ms = option(options.ttl_ms.as_ref().map(|t| quote!(#t as u64)));
-    let cache_scope = option(options.cache_scope.as_ref());
+    let cache_scope = expand::option_text(options.cache_scope.as_ref());
     let list = match &options.list {
         Some(function) => quote! {
             ::core::option::Option::Some({
@@ -43,7 +45,7 @@ pub(crate) fn resource(resource: &HandlerFn, options: &ResourceOptions, uri: &Li
                 ) -> #krate::__private::BoxFuture<'static, ::core::result::Result<::std::vec::Vec<#krate::ResourceEntry>, #krate::ErrorObject>> {
                     #krate::__private::run_lister(#function, __mcp_context)
                 }
-                __mcp_list as #krate::__private::ListFn
+                ::std::sync::Arc::new(__mcp_list) as #krate::__private::ListFn
             })
         },
         None => quote!(::core::option::Option::None),
@@ -76,11 +78,11 @@ pub(crate) fn resource(resource: &HandlerFn, options: &ResourceOptions, uri: &Li
                         })
                     }
                     #krate::__private::ResourceDescriptor {
-                        uri: #uri,
-                        name: #name,
+                        uri: ::std::borrow::Cow::Borrowed(#uri),
+                        name: ::std::borrow::Cow::Borrowed(#name),
                         title: #title,
                         description: #description,
-                        mime_type: #mime_type,
+                        mime_type: #mime_type_text,
                         size: #size,
                         annotations: #annotations,
                         icons: #icons,
@@ -88,7 +90,7 @@ pub(crate) fn resource(resource: &HandlerFn, options: &ResourceOptions, uri: &Li
                         allow_dot_segments: #allow_dot_segments,
                         ttl_ms: #ttl_ms,
                         cache_scope: #cache_scope,
-                        read: __mcp_read,
+                        read: ::std::sync::Arc::new(__mcp_read),
                         list: #list,
                         complete: #complete,
                         required_state: #required_state,

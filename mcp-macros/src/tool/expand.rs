@@ -23,6 +23,13 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
     // Both uses of the return type are spelled the same and spanned at it, so when it is not a
     // tool result the compiler reports one error there (identical diagnostics are merged).
     let output_trait = quote_spanned!(output_span=> <#output_ty as #krate::IntoToolResult>);
+    // A fn pointer first, as the field used to be: a return type that is no tool result is
+    // then reported once, not again for `Arc::new`'s bound.
+    let output_schema = quote! {
+        ::std::sync::Arc::new(#output_trait::output_schema as fn() -> ::core::option::Option<
+            #krate::__private::serde_json::Map<::std::string::String, #krate::__private::serde_json::Value>,
+        >)
+    };
     // Checked before the arguments struct, so a parameter type that is not `Deserialize` and
     // `JsonSchema` gets our message first, on that type, ahead of the derives' errors. (A
     // `ByType` one gets it from its probe.)
@@ -82,8 +89,8 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
         Some(schema) => quote!(|| #krate::__private::verbatim_schema(#schema)),
         None => quote!(#krate::__private::input_schema_as(#shape)),
     };
-    let title = option(options.common.title.as_ref().map(LitStr::value));
-    let description = option(description);
+    let title = handler::expand::option_text(options.common.title.as_ref().map(LitStr::value));
+    let description = handler::expand::option_text(description);
     let annotations = {
         let [read_only, destructive, idempotent, open_world] =
             [options.read_only, options.destructive, options.idempotent, options.open_world].map(option);
@@ -150,7 +157,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
                         #run
                     }
                     #krate::__private::ToolDescriptor {
-                        name: #name,
+                        name: ::std::borrow::Cow::Borrowed(#name),
                         title: #title,
                         description: #description,
                         annotations: #annotations,
@@ -162,10 +169,10 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
                         param_headers: &[#(#param_headers),*],
                         timeout: #timeout,
                         task: #task,
-                        input_schema: #input_schema,
+                        input_schema: ::std::sync::Arc::new(#input_schema),
                         input_schema_verbatim: #input_schema_verbatim,
-                        output_schema: #output_trait::output_schema,
-                        call: __mcp_call,
+                        output_schema: #output_schema,
+                        call: ::std::sync::Arc::new(__mcp_call),
                         required_state: #required_state,
                     }
                 }

@@ -16,7 +16,7 @@ pub(crate) fn missing<'a>(required: &[&'a str], caller: &AuthInfo) -> Vec<&'a st
 pub(crate) fn visible_tools(registry: &Registry, page: &RawValue) -> Option<Value> {
     let caller = current_caller()?;
     let hidden = |name: &str| registry.tools.get(name).is_some_and(|tool| !missing(tool.scopes, &caller).is_empty());
-    if !registry.tools.items().any(|tool| hidden(tool.name)) {
+    if !registry.tools.items().any(|tool| hidden(&tool.name)) {
         return None;
     }
     let mut page: Value = serde_json::from_str(page.get()).ok()?;

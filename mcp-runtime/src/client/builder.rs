@@ -143,6 +143,16 @@ impl ClientBuilder {
         self
     }
 
+    /// For a client given to [`Server::mount`](crate::Server::mount): declares sampling,
+    /// elicitation and roots, and answers each request the server makes during a mounted call
+    /// by asking the client of that call (the gateway's own client), so the server sees the
+    /// user behind the gateway. A request that cannot be tied to one call goes to this
+    /// builder's handlers, or is refused.
+    pub fn forward_server_requests(mut self) -> Self {
+        self.handlers.forward = true;
+        self
+    }
+
     /// What becomes of a child server's stderr (default: passed through).
     pub fn stderr(mut self, mode: StderrMode) -> Self {
         self.stderr = mode;

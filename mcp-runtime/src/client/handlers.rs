@@ -15,6 +15,9 @@ pub(crate) type ElicitationFn = Arc<
         + Sync,
 >;
 pub(crate) type NotificationFn = Arc<dyn Fn(Notification) + Send + Sync>;
+/// Answers a server's request (method, params) on behalf of one call: a mounted server's
+/// requests go to the client of the call that caused them.
+pub(crate) type AnswerFn = Arc<dyn Fn(String, Value) -> BoxFuture<'static, Result<Value, ErrorObject>> + Send + Sync>;
 
 /// The handlers a client was built with.
 #[derive(Clone, Default)]
@@ -24,19 +27,22 @@ pub(crate) struct Handlers {
     /// `Some` when the client offers roots (possibly none yet).
     pub roots: Option<Arc<Mutex<Vec<Root>>>>,
     pub notification: Option<NotificationFn>,
+    /// Declares sampling, elicitation and roots whatever the handlers: the server's requests
+    /// are answered by the call that caused them ([`ClientBuilder::forward_server_requests`](super::ClientBuilder::forward_server_requests)).
+    pub forward: bool,
 }
 
 impl Handlers {
     /// The capabilities these handlers let the client declare.
     pub fn capabilities(&self) -> Value {
         let mut capabilities = Map::new();
-        if self.sampling.is_some() {
+        if self.sampling.is_some() || self.forward {
             capabilities.insert("sampling".into(), json!({}));
         }
-        if self.elicitation.is_some() {
+        if self.elicitation.is_some() || self.forward {
             capabilities.insert("elicitation".into(), json!({"form": {}, "url": {}}));
         }
-        if self.roots.is_some() {
+        if self.roots.is_some() || self.forward {
             capabilities.insert("roots".into(), json!({"listChanged": true}));
         }
         Value::Object(capabilities)
@@ -59,11 +65,7 @@ impl Handlers {
                 let handler = self.elicitation.as_ref().ok_or_else(not_offered)?;
                 let request = ElicitationRequest::from_params(&params)
                     .ok_or_else(|| invalid("url elicitation without url".into()))?;
-                Ok(match handler(request).await? {
-                    Elicitation::Accept(content) => json!({"action": "accept", "content": content}),
-                    Elicitation::Decline => json!({"action": "decline"}),
-                    Elicitation::Cancel => json!({"action": "cancel"}),
-                })
+                Ok(elicitation_result(handler(request).await?.map(Some)))
             }
             "roots/list" => {
                 let roots = self.roots.as_ref().ok_or_else(not_offered)?;
@@ -78,5 +80,15 @@ impl Handlers {
         if let Some(handler) = &self.notification {
             handler(notification);
         }
+    }
+}
+
+/// An `elicitation/create` result: the action, and the form's content when there is one.
+pub(crate) fn elicitation_result(answer: Elicitation<Option<Map<String, Value>>>) -> Value {
+    match answer {
+        Elicitation::Accept(Some(content)) => json!({"action": "accept", "content": content}),
+        Elicitation::Accept(None) => json!({"action": "accept"}),
+        Elicitation::Decline => json!({"action": "decline"}),
+        Elicitation::Cancel => json!({"action": "cancel"}),
     }
 }

@@ -128,7 +128,7 @@ impl HttpTransport {
             if answer.get("id").is_none_or(Value::is_null) {
                 answer["id"] = serde_json::to_value(id).unwrap_or_default();
             }
-            let _ = shared.inbox.send(Inbound::Message(answer.to_string().into_bytes()));
+            let _ = shared.inbox.send(Inbound::Message(answer.to_string().into_bytes(), None));
             return Ok(());
         }
         let body = String::from_utf8_lossy(&body[..body.len().min(512)]).into_owned();
@@ -275,7 +275,7 @@ impl Shared {
                     continue;
                 }
                 let answered = id.is_some_and(|id| answers(&event.data, id));
-                let _ = self.inbox.send(Inbound::Message(event.data.into_bytes()));
+                let _ = self.inbox.send(Inbound::Message(event.data.into_bytes(), id.cloned()));
                 if answered {
                     return true;
                 }

@@ -56,7 +56,9 @@ use crate::resource::{ReadResourceResult, ResourceEntry};
 use crate::server_requests::Root;
 use crate::tool::CallToolResult;
 use futures_util::future::BoxFuture;
-use peer::{Peer, RequestOptions};
+use peer::Peer;
+pub(crate) use handlers::{AnswerFn, elicitation_result};
+pub(crate) use peer::RequestOptions;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -132,6 +134,35 @@ impl Client {
             _ => return Err(ClientError::InvalidResponse("params must be a JSON object".into())),
         };
         self.peer.call(method, params, &RequestOptions::default()).await
+    }
+
+    /// [`request`](Self::request) with the options of a mounted call (its answerer...).
+    pub(crate) async fn request_with(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        options: &RequestOptions,
+    ) -> Result<Value, ClientError> {
+        self.peer.call(method, params, options).await
+    }
+
+    /// Every notification the server sends from now on (also given to
+    /// [`ClientBuilder::on_notification`]). A receiver that falls more than 64 behind skips
+    /// the oldest and is told how many ([`RecvError::Lagged`](tokio::sync::broadcast::error::RecvError::Lagged)).
+    ///
+    /// ```no_run
+    /// # use mcp_runtime::client::{Client, Notification};
+    /// # async fn f(client: Client) {
+    /// let mut notifications = client.notifications();
+    /// while let Ok(notification) = notifications.recv().await {
+    ///     if notification == Notification::ToolsListChanged {
+    ///         let tools = client.list_tools().await;
+    ///     }
+    /// }
+    /// # }
+    /// ```
+    pub fn notifications(&self) -> tokio::sync::broadcast::Receiver<Notification> {
+        self.peer.notifications.subscribe()
     }
 
     async fn typed<T: DeserializeOwned>(&self, method: &str, params: Value) -> Result<T, ClientError> {
@@ -418,6 +449,12 @@ impl ToolCall<'_> {
     /// server to stop and failing with [`ClientError::Timeout`].
     pub fn timeout(mut self, limit: Duration) -> Self {
         self.options.timeout = Some(limit);
+        self
+    }
+
+    /// Answers the server's requests made for this call with `answerer` (a mounted call).
+    pub(crate) fn answered_by(mut self, answerer: handlers::AnswerFn) -> Self {
+        self.options.answerer = Some(answerer);
         self
     }
 }

@@ -3,7 +3,7 @@
 //! `_meta` on every request and its input-required rounds, cancellation.
 
 use super::error::ClientError;
-use super::handlers::Handlers;
+use super::handlers::{AnswerFn, Handlers};
 use super::http::HttpTransport;
 use super::stdio::StdioTransport;
 use super::transport::{Inbound, Outbound};
@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::Duration;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{broadcast, mpsc, oneshot};
 
 /// A transport the client speaks through.
 pub(crate) enum Link {
@@ -66,6 +66,8 @@ pub(crate) struct RequestOptions {
     pub timeout: Option<Duration>,
     /// `Mcp-Param-*` headers (name, value) of a tool call, for 2026-07-28 over HTTP.
     pub param_headers: Vec<(String, String)>,
+    /// Answers the server's requests made on behalf of this one, instead of the handlers.
+    pub answerer: Option<AnswerFn>,
 }
 
 type Answer = Result<Value, ClientError>;
@@ -78,6 +80,10 @@ pub(crate) struct Peer {
     acknowledgements: Mutex<HashMap<String, oneshot::Sender<()>>>,
     /// The server's requests being answered, by id: `notifications/cancelled` stops one.
     answering: Mutex<HashMap<RequestId, tokio::task::AbortHandle>>,
+    /// The requests in flight with an answerer of their own, oldest first.
+    answerers: Mutex<Vec<Answerer>>,
+    /// Every notification, for whoever subscribed after connecting ([`Client::notifications`](super::Client::notifications)).
+    pub notifications: broadcast::Sender<Notification>,
     next_id: AtomicI64,
     pub handlers: Handlers,
     pub client_info: Implementation,
@@ -102,6 +108,8 @@ impl Peer {
             progress: Mutex::default(),
             acknowledgements: Mutex::default(),
             answering: Mutex::default(),
+            answerers: Mutex::default(),
+            notifications: broadcast::channel(64).0,
             next_id: AtomicI64::new(1),
             handlers,
             client_info,
@@ -120,7 +128,7 @@ impl Peer {
             while let Some(inbound) = inbox.recv().await {
                 let Some(peer) = weak.upgrade() else { return };
                 match inbound {
-                    Inbound::Message(bytes) => peer.receive(&bytes),
+                    Inbound::Message(bytes, stream) => peer.receive(&bytes, stream),
                     Inbound::Failed { id, error } => peer.resolve(&id, Err(error)),
                     Inbound::Closed => peer.shut(),
                 }
@@ -194,7 +202,11 @@ impl Peer {
                     let answers = futures_util::future::join_all(requests.iter().map(|(key, request)| async move {
                         let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
                         let params = request.get("params").cloned().unwrap_or_else(|| json!({}));
-                        (key.clone(), self.handlers.answer(method, params).await)
+                        let answer = match &options.answerer {
+                            Some(answerer) => answerer(method.to_owned(), params).await,
+                            None => self.handlers.answer(method, params).await,
+                        };
+                        (key.clone(), answer)
                     }))
                     .await;
                     let mut responses = Map::new();
@@ -257,7 +269,12 @@ impl Peer {
         });
         let (sender, answer) = oneshot::channel();
         lock(&self.pending).insert(id.clone(), sender);
-        let mut outstanding = Outstanding { peer: self, id: &id, progress_key, cancel_on_drop: true };
+        if let Some(answerer) = &options.answerer {
+            let answerer = Answerer { request: id.clone(), answer: Arc::clone(answerer), tasks: Vec::new() };
+            lock(&self.answerers).push(answerer);
+        }
+        let answered_here = options.answerer.is_some();
+        let mut outstanding = Outstanding { peer: self, id: &id, progress_key, answered_here, cancel_on_drop: true };
         let name = match method {
             "tools/call" | "prompts/get" => params.get("name"),
             "resources/read" => params.get("uri"),
@@ -316,7 +333,7 @@ impl Peer {
         }
     }
 
-    fn receive(self: &Arc<Self>, bytes: &[u8]) {
+    fn receive(self: &Arc<Self>, bytes: &[u8], stream: Option<RequestId>) {
         let Ok(Value::Object(mut message)) = serde_json::from_slice::<Value>(bytes) else {
             tracing::debug!("mcp client: ignored a message that is not a JSON object");
             return;
@@ -324,7 +341,7 @@ impl Peer {
         let id = message.get("id").filter(|id| !id.is_null()).and_then(|id| serde_json::from_value(id.clone()).ok());
         let params = message.remove("params").unwrap_or(Value::Null);
         match (message.get("method").and_then(Value::as_str), id) {
-            (Some(method), Some(id)) => self.answer(method.to_owned(), id, params),
+            (Some(method), Some(id)) => self.answer(method.to_owned(), id, params, stream),
             (Some(method), None) => self.notified(method, params),
             (None, Some(id)) => {
                 let answer = match (message.remove("result"), message.remove("error")) {
@@ -341,14 +358,34 @@ impl Peer {
         }
     }
 
-    /// Answers a request of the server with the client's handlers, on a task of its own.
-    fn answer(self: &Arc<Self>, method: String, id: RequestId, params: Value) {
+    /// Which answerer takes a request of the server: that of the request whose stream carried
+    /// it, else that of the only request in flight with one. Several in flight and nothing
+    /// to tell them apart (stdio): none, rather than ask the wrong user.
+    fn answerer_for(&self, stream: Option<&RequestId>) -> Option<(RequestId, AnswerFn)> {
+        let answerers = lock(&self.answerers);
+        let by_stream = stream.and_then(|id| answerers.iter().find(|answerer| answerer.request == *id));
+        match (by_stream, answerers.as_slice()) {
+            (Some(answerer), _) | (None, [answerer]) => {
+                Some((answerer.request.clone(), Arc::clone(&answerer.answer)))
+            }
+            _ => None,
+        }
+    }
+
+    /// Answers a request of the server, on a task of its own: through the answerer of the
+    /// request it was made for, if any, else with the client's handlers.
+    fn answer(self: &Arc<Self>, method: String, id: RequestId, params: Value, stream: Option<RequestId>) {
+        let answerer = self.answerer_for(stream.as_ref()).filter(|_| method != "ping");
+        let routed_to = answerer.as_ref().map(|(request, _)| request.clone());
         let peer = Arc::clone(self);
         let key = id.clone();
         // Held until the task is registered, so it cannot unregister itself before that.
         let mut answering = lock(&self.answering);
         let task = tokio::spawn(async move {
-            let answer = peer.handlers.answer(&method, params).await;
+            let answer = match answerer {
+                Some((_, answerer)) => answerer(method.clone(), params).await,
+                _ => peer.handlers.answer(&method, params).await,
+            };
             if lock(&peer.answering).remove(&id).is_none() {
                 return; // cancelled by the server meanwhile: no answer
             }
@@ -362,6 +399,11 @@ impl Peer {
                 tracing::debug!("mcp client: cannot answer the server's `{method}`: {error}");
             }
         });
+        if let Some(request) = routed_to
+            && let Some(answerer) = lock(&self.answerers).iter_mut().find(|answerer| answerer.request == request)
+        {
+            answerer.tasks.push(task.abort_handle());
+        }
         answering.insert(key, task.abort_handle());
     }
 
@@ -390,6 +432,9 @@ impl Peer {
                 callback(progress.clone());
             }
         }
+        if self.notifications.receiver_count() > 0 {
+            let _ = self.notifications.send(notification.clone());
+        }
         self.handlers.notify(notification);
     }
 
@@ -417,11 +462,21 @@ impl Peer {
     }
 }
 
+/// A request in flight that answers the server's requests made for it.
+struct Answerer {
+    request: RequestId,
+    answer: AnswerFn,
+    /// The answers under way, stopped when the request ends.
+    tasks: Vec<tokio::task::AbortHandle>,
+}
+
 /// A request sent and not yet answered: dropped early, it cancels the request.
 struct Outstanding<'a> {
     peer: &'a Arc<Peer>,
     id: &'a RequestId,
     progress_key: Option<String>,
+    /// The request registered an answerer, to remove with it.
+    answered_here: bool,
     cancel_on_drop: bool,
 }
 
@@ -429,6 +484,16 @@ impl Drop for Outstanding<'_> {
     fn drop(&mut self) {
         if let Some(key) = &self.progress_key {
             lock(&self.peer.progress).remove(key);
+        }
+        if self.answered_here {
+            lock(&self.peer.answerers).retain(|answerer| {
+                let ended = answerer.request == *self.id;
+                if ended {
+                    // Nobody is left to take their answers.
+                    answerer.tasks.iter().for_each(tokio::task::AbortHandle::abort);
+                }
+                !ended
+            });
         }
         if self.cancel_on_drop {
             self.peer.cancel(self.id);

@@ -66,7 +66,7 @@ impl StdioTransport {
                     Ok(0) | Err(_) => break,
                     Ok(_) if line.iter().all(u8::is_ascii_whitespace) => continue,
                     Ok(_) => {
-                        if inbox.send(Inbound::Message(std::mem::take(&mut line))).is_err() {
+                        if inbox.send(Inbound::Message(std::mem::take(&mut line), None)).is_err() {
                             return;
                         }
                     }

@@ -8,8 +8,9 @@ use tokio::sync::mpsc;
 /// What a transport hands the connection.
 #[derive(Debug)]
 pub(crate) enum Inbound {
-    /// One JSON-RPC message, as received.
-    Message(Vec<u8>),
+    /// One JSON-RPC message, as received; over HTTP, the request whose stream carried it
+    /// (a server's request there is made on behalf of that request).
+    Message(Vec<u8>, Option<RequestId>),
     /// The request with this id cannot be answered (its stream broke and could not be resumed).
     Failed { id: RequestId, error: ClientError },
     /// The connection ended (the process exited, its output closed).

@@ -313,10 +313,7 @@ impl Connection {
         // give: a handler left pending is polled again, with its task's waker, as soon as that
         // task starts, and a future registers the waker of its latest poll.
         let mut made = None;
-        let handler_name = match task.on_panic {
-            PanicAnswer::ToolError(tool) => tool,
-            PanicAnswer::InternalError => first_poll::OTHER_HANDLER,
-        };
+        let handler_name = task.on_panic.handler_name();
         // Watched on a serial connection (stdio's watchdog); timed elsewhere, where a call
         // costs far more than reading the clock twice.
         let started = match &self.serial {
@@ -447,6 +444,9 @@ fn refused(id: &RequestId, refusal: Refusal, limit: usize) -> Received {
 /// Polls a handler once with its request's context set, a panic caught as its outcome.
 /// Ready when it finished, or when a stateless handler waits on input from the client.
 fn advance(ctx: &Context, handler: &mut router::Run, cx: &mut std::task::Context<'_>) -> Poll<Step> {
+    if let Some(stateless) = ctx.stateless() {
+        stateless.round.watch(cx.waker());
+    }
     settle(ctx, in_scope(ctx, || std::pin::Pin::new(handler).poll(cx)))
 }
 
@@ -519,7 +519,7 @@ pub(super) fn panicked(panic: &(dyn std::any::Any + Send), on_panic: PanicAnswer
     let message = panic_message(panic);
     match on_panic {
         PanicAnswer::ToolError(tool) => {
-            tracing::error!(tool, "tool panicked: {message}");
+            tracing::error!(tool = &*tool, "tool panicked: {message}");
             let text = format!("tool `{tool}` failed unexpectedly (it panicked); the server logged the details");
             router::to_raw(&crate::tool::CallToolResult::error(text))
         }

@@ -262,7 +262,7 @@ fn finish(task: &mut TaskRecord, outcome: std::thread::Result<Outcome>, flavor: 
         Ok(outcome) => flavor.finish(outcome),
         Err(panic) => {
             let message = super::panic_message(&*panic);
-            let tool = match on_panic {
+            let tool = match &on_panic {
                 PanicAnswer::ToolError(tool) => tool,
                 PanicAnswer::InternalError => "?",
             };

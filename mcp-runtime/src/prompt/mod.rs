@@ -12,39 +12,43 @@ use crate::tool::Icon;
 use futures_util::future::BoxFuture;
 use serde::Serialize;
 use std::collections::HashMap;
+use std::sync::Arc;
+use crate::tool::Str;
 
 /// One argument of a prompt, as `prompts/list` shows it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PromptArgument {
     /// The argument's name.
-    pub name: &'static str,
+    pub name: Str,
     /// A display title.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<&'static str>,
+    pub title: Option<Str>,
     /// What it is for (from the parameter's doc comment).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<&'static str>,
+    pub description: Option<Str>,
     /// Whether it must be given.
     pub required: bool,
 }
 
 /// The type-erased get function of a descriptor.
-pub type GetFn = fn(HashMap<String, String>, Context) -> BoxFuture<'static, Result<GetPromptResult, ErrorObject>>;
+pub type GetFn = Arc<
+    dyn Fn(HashMap<String, String>, Context) -> BoxFuture<'static, Result<GetPromptResult, ErrorObject>> + Send + Sync,
+>;
 
 /// Everything the runtime knows about one prompt.
 #[derive(Clone)]
 pub struct PromptDescriptor {
     /// The wire name.
-    pub name: &'static str,
+    pub name: Str,
     /// A display title.
-    pub title: Option<&'static str>,
+    pub title: Option<Str>,
     /// The description (from the doc comment).
-    pub description: Option<&'static str>,
+    pub description: Option<Str>,
     /// Icons.
     pub icons: &'static [Icon],
     /// `_meta` of its definition: a JSON object (`#[mcp_prompt(meta = r#"{...}"#)]`, checked by
     /// the macro).
-    pub meta: Option<&'static str>,
+    pub meta: Option<Str>,
     /// Its arguments, in order (its injected parameters are not arguments).
     pub arguments: Vec<PromptArgument>,
     /// The server states its parameters need, checked when the server is built.
@@ -52,7 +56,7 @@ pub struct PromptDescriptor {
     /// Renders it.
     pub get: GetFn,
     /// Completion functions per argument.
-    pub complete: Vec<(&'static str, CompleteFn)>,
+    pub complete: Vec<(Str, CompleteFn)>,
 }
 
 impl PromptDescriptor {
@@ -73,12 +77,12 @@ impl PromptDescriptor {
             meta: Option<&'a serde_json::value::RawValue>,
         }
         Wire {
-            name: self.name,
-            title: self.title,
-            description: self.description,
+            name: &self.name,
+            title: self.title.as_deref(),
+            description: self.description.as_deref(),
             arguments: &self.arguments,
             icons: self.icons,
-            meta: crate::tool::raw_meta(self.meta),
+            meta: crate::tool::raw_meta(self.meta.as_deref()),
         }
     }
 }

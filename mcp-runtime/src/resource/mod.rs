@@ -16,6 +16,8 @@ use futures_util::future::BoxFuture;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::future::Future;
+use std::sync::Arc;
+use crate::tool::Str;
 
 /// A read request, as the generated shim sees it.
 pub struct ResourceRequest {
@@ -31,23 +33,24 @@ pub struct ResourceRequest {
 pub type ResourceEntry = crate::content::ResourceLink;
 
 /// The type-erased read function of a descriptor.
-pub type ReadFn = fn(ResourceRequest, Context) -> BoxFuture<'static, Result<ReadResourceResult, ErrorObject>>;
+pub type ReadFn =
+    Arc<dyn Fn(ResourceRequest, Context) -> BoxFuture<'static, Result<ReadResourceResult, ErrorObject>> + Send + Sync>;
 /// The type-erased list function of a template descriptor.
-pub type ListFn = fn(Context) -> BoxFuture<'static, Result<Vec<ResourceEntry>, ErrorObject>>;
+pub type ListFn = Arc<dyn Fn(Context) -> BoxFuture<'static, Result<Vec<ResourceEntry>, ErrorObject>> + Send + Sync>;
 
 /// Everything the runtime knows about one resource or resource template.
 #[derive(Clone)]
 pub struct ResourceDescriptor {
     /// The URI, or the URI template.
-    pub uri: &'static str,
+    pub uri: Str,
     /// The name (defaults to the function's).
-    pub name: &'static str,
+    pub name: Str,
     /// A display title.
-    pub title: Option<&'static str>,
+    pub title: Option<Str>,
     /// The description (from the doc comment).
-    pub description: Option<&'static str>,
+    pub description: Option<Str>,
     /// The MIME type of its contents.
-    pub mime_type: Option<&'static str>,
+    pub mime_type: Option<Str>,
     /// Its size in bytes, when known ahead.
     pub size: Option<u64>,
     /// Audience, priority, last modification.
@@ -56,20 +59,20 @@ pub struct ResourceDescriptor {
     pub icons: &'static [Icon],
     /// `_meta` of its definition: a JSON object (`#[mcp_resource(meta = r#"{...}"#)]`, checked
     /// by the macro).
-    pub meta: Option<&'static str>,
+    pub meta: Option<Str>,
     /// Whether template variables may hold path-like values: `..` segments, absolute, `~`
     /// and UNC paths, NUL bytes (all refused by default).
     pub allow_dot_segments: bool,
     /// How long 2026-07-28 clients may cache a read (`ttlMs`); the server's default if `None`.
     pub ttl_ms: Option<u64>,
     /// `public` or `private` (`cacheScope`) for reads; `public` if `None`.
-    pub cache_scope: Option<&'static str>,
+    pub cache_scope: Option<Str>,
     /// Reads it.
     pub read: ReadFn,
     /// Enumerates concrete resources of a template for `resources/list`.
     pub list: Option<ListFn>,
     /// Completion functions per template variable.
-    pub complete: Vec<(&'static str, CompleteFn)>,
+    pub complete: Vec<(Str, CompleteFn)>,
     /// The server states its parameters need, checked when the server is built.
     pub required_state: Vec<crate::required_state::RequiredState>,
 }
@@ -101,16 +104,16 @@ impl ResourceDescriptor {
             meta: Option<&'a serde_json::value::RawValue>,
         }
         Wire {
-            uri: (!is_template).then_some(self.uri),
-            uri_template: is_template.then_some(self.uri),
-            name: self.name,
-            title: self.title,
-            description: self.description,
-            mime_type: self.mime_type,
+            uri: (!is_template).then_some(&*self.uri),
+            uri_template: is_template.then_some(&*self.uri),
+            name: &self.name,
+            title: self.title.as_deref(),
+            description: self.description.as_deref(),
+            mime_type: self.mime_type.as_deref(),
             size: if is_template { None } else { self.size },
             annotations: self.annotations.as_ref(),
             icons: self.icons,
-            meta: crate::tool::raw_meta(self.meta),
+            meta: crate::tool::raw_meta(self.meta.as_deref()),
         }
     }
 }

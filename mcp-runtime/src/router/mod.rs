@@ -109,12 +109,24 @@ pub(crate) struct Task<'a> {
 }
 
 /// The answer to a request whose handler panicked.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub(crate) enum PanicAnswer {
     /// A tool: an `isError` result naming it, so the model sees the failure.
-    ToolError(&'static str),
+    ToolError(crate::tool::Str),
     /// Anything else: an internal error.
     InternalError,
+}
+
+impl PanicAnswer {
+    /// The handler's name for the stdio watchdog's report that it blocked: the tool's, when
+    /// it is a literal (a mounted server's tools only forward, and never block).
+    pub fn handler_name(&self) -> &'static str {
+        match self {
+            Self::ToolError(std::borrow::Cow::Borrowed(tool)) => tool,
+            Self::ToolError(std::borrow::Cow::Owned(_)) => "a mounted tool",
+            Self::InternalError => crate::engine::first_poll::OTHER_HANDLER,
+        }
+    }
 }
 
 pub(crate) enum Route<'a> {

@@ -24,7 +24,7 @@ pub(crate) fn get(registry: &Registry, request: &Request<'_>) -> Route<'static> 
         Ok(parsed) => parsed,
         Err(error) => return Route::Reply(Err(error)),
     };
-    if let Some(missing) = prompt.arguments.iter().find(|a| a.required && !arguments.contains_key(a.name)) {
+    if let Some(missing) = prompt.arguments.iter().find(|a| a.required && !arguments.contains_key(&*a.name)) {
         let message = format!("missing required argument `{}` for prompt `{}`", missing.name, prompt.name);
         return Route::Reply(Err(ErrorObject::invalid_params(message)));
     }

@@ -31,7 +31,7 @@ pub(crate) fn list<'a>(registry: &'a Arc<Registry>, params: Option<&RawValue>) -
             let mut all: Vec<Box<RawValue>> =
                 registry.resources.wire_items()?.into_iter().map(ToOwned::to_owned).collect();
             for template in registry.templates.items() {
-                if let Some(list) = template.descriptor.list {
+                if let Some(list) = &template.descriptor.list {
                     for entry in list(ctx.clone()).await? {
                         all.push(to_raw_value(&entry)?);
                     }

@@ -63,8 +63,8 @@ pub(crate) fn call<'a>(registry: &'a Registry, session: &crate::session::Session
     // naming the field, for the model to correct its call.
     #[cfg(feature = "validation")]
     if let Ok((tool, _)) = &call
-        && let Some(check) = registry.argument_checks.get(tool.name)
-        && let Err(message) = check.check(tool.name, request.arguments)
+        && let Some(check) = registry.argument_checks.get(&*tool.name)
+        && let Err(message) = check.check(&tool.name, request.arguments)
     {
         return Route::Reply(to_raw(&crate::tool::CallToolResult::error(message)).map(Reply::Serialized));
     }
@@ -72,7 +72,7 @@ pub(crate) fn call<'a>(registry: &'a Registry, session: &crate::session::Session
         Ok((tool, meta)) => Route::Spawn(Task {
             meta,
             run: Handler::Tool(ToolRun { tool, arguments: request.arguments }),
-            on_panic: PanicAnswer::ToolError(tool.name),
+            on_panic: PanicAnswer::ToolError(tool.name.clone()),
         }),
         Err(error) => Route::Reply(Err(error)),
     }
@@ -97,12 +97,12 @@ impl ToolRun<'_> {
         let limit = tool.timeout.or(server.tool_timeout);
         // The raw arguments are copied only to show them to the user.
         let confirm = tool.confirm.then(|| (ctx.clone(), arguments.map(ToOwned::to_owned)));
-        let (name, fallback) = (tool.name, server.confirmation_fallback);
+        let (name, fallback) = (tool.name.clone(), server.confirmation_fallback);
         running(async move {
             if let Some((ctx, shown)) = confirm {
                 // Boxed: asking the user takes a large future, which would otherwise size (and
                 // make slower to allocate) every call's.
-                let confirmed = Box::pin(crate::tool::confirm(&ctx, name, shown.as_deref(), fallback));
+                let confirmed = Box::pin(crate::tool::confirm(&ctx, &name, shown.as_deref(), fallback));
                 if let Err(refused) = confirmed.await {
                     return to_raw(&refused);
                 }
@@ -110,7 +110,7 @@ impl ToolRun<'_> {
             let result = match limit {
                 None => call.await,
                 Some(limit) => tokio::time::timeout(limit, call).await.unwrap_or_else(|_| {
-                    tracing::warn!(tool = name, "tool call timed out after {limit:?}");
+                    tracing::warn!(tool = &*name, "tool call timed out after {limit:?}");
                     crate::tool::CallToolResult::error(format!(
                         "tool `{name}` timed out after {} ms and was stopped",
                         limit.as_millis()

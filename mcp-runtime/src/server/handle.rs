@@ -61,6 +61,12 @@ impl ServerHandle {
         self.catalog()?.edit(Edit { remove_prompts: names, ..Edit::default() })
     }
 
+    /// Applies additions and removals in one step (one notification per kind of item).
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) fn edit(&self, edit: Edit<'_>) -> Result<()> {
+        self.catalog()?.edit(edit)
+    }
+
     /// Tells clients the list of resources changed without a registry edit (e.g. a template's
     /// list function would now enumerate other resources).
     pub fn resource_list_changed(&self) -> Result<()> {

@@ -28,6 +28,15 @@ impl<T> Elicitation<T> {
             _ => None,
         }
     }
+
+    /// The same answer with the accepted value changed by `f`.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Elicitation<U> {
+        match self {
+            Self::Accept(value) => Elicitation::Accept(f(value)),
+            Self::Decline => Elicitation::Decline,
+            Self::Cancel => Elicitation::Cancel,
+        }
+    }
 }
 
 /// A schema that elicitation does not allow: only a flat object of strings, numbers, integers,

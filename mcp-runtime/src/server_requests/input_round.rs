@@ -29,6 +29,9 @@ pub(crate) struct InputRound {
     next_key: AtomicUsize,
     /// A failure that ends the request with a JSON-RPC error (a missing client capability).
     failure: Mutex<Option<ErrorObject>>,
+    /// Whoever polls the handler: woken by a request made off the handler's own future (a
+    /// task it spawned, a mounted server's request), which would otherwise go unseen.
+    watcher: Mutex<Option<std::task::Waker>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -53,6 +56,15 @@ impl InputRound {
             requested: Mutex::default(),
             next_key: AtomicUsize::new(1),
             failure: Mutex::default(),
+            watcher: Mutex::default(),
+        }
+    }
+
+    /// Wakes `waker` when the handler records a request from now on.
+    pub fn watch(&self, waker: &std::task::Waker) {
+        let mut watcher = lock(&self.watcher);
+        if !watcher.as_ref().is_some_and(|w| w.will_wake(waker)) {
+            *watcher = Some(waker.clone());
         }
     }
 
@@ -87,6 +99,9 @@ impl InputRound {
                 return Ok(value);
             }
             lock(&self.requested).insert(key.clone(), request.clone());
+            if let Some(watcher) = lock(&self.watcher).as_ref() {
+                watcher.wake_by_ref();
+            }
             supplied.await;
         }
     }

@@ -9,6 +9,17 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::sync::Arc;
+
+/// Text of a descriptor: a literal the macros wrote, or owned (a mounted server's items).
+pub type Str = Cow<'static, str>;
+/// Builds a tool's input schema.
+pub type SchemaFn = Arc<dyn Fn() -> Map<String, Value> + Send + Sync>;
+/// Builds a tool's output schema, if it has one.
+pub type OutputSchemaFn = Arc<dyn Fn() -> Option<Map<String, Value>> + Send + Sync>;
+/// Starts a call of a tool (see [`ToolDescriptor::call`]).
+pub type CallFn = Arc<dyn Fn(Option<&RawValue>, &Context) -> ToolCall + Send + Sync>;
 
 /// Whether a tool's calls run as tasks (the tasks extension, `io.modelcontextprotocol/tasks`):
 /// `#[mcp_tool(task = "optional")]` or `task = "required"`.
@@ -29,18 +40,18 @@ pub enum TaskSupport {
 #[derive(Clone)]
 pub struct ToolDescriptor {
     /// The wire name.
-    pub name: &'static str,
+    pub name: Str,
     /// A display title.
-    pub title: Option<&'static str>,
+    pub title: Option<Str>,
     /// The description (from the doc comment).
-    pub description: Option<&'static str>,
+    pub description: Option<Str>,
     /// Behaviour hints.
     pub annotations: ToolAnnotations,
     /// Icons.
     pub icons: &'static [Icon],
     /// `_meta` of its definition: a JSON object (`#[mcp_tool(meta = r#"{...}"#)]`, checked by
     /// the macro).
-    pub meta: Option<&'static str>,
+    pub meta: Option<Str>,
     /// Ask the user to confirm (through elicitation) before each call.
     pub confirm: bool,
     /// Callable by name but left out of `tools/list` (e.g. test hooks).
@@ -57,17 +68,17 @@ pub struct ToolDescriptor {
     pub task: TaskSupport,
     /// Builds the input schema (called when the server is built, for the argument checks,
     /// and once per [`SchemaProfile`](crate::SchemaProfile) when the tool is first listed).
-    pub input_schema: fn() -> Map<String, Value>,
+    pub input_schema: SchemaFn,
     /// The input schema was written by hand (`#[mcp_tool(input_schema = ...)]`): every client
     /// gets it as written, whatever its schema profile.
     pub input_schema_verbatim: bool,
     /// Builds the output schema, for tools returning `Json<T>`.
-    pub output_schema: fn() -> Option<Map<String, Value>>,
+    pub output_schema: OutputSchemaFn,
     /// Starts a call on raw arguments (absent arguments are `None`): parses them at once,
     /// and runs a sync tool there and then; an async one is returned to be awaited. Arguments
     /// that do not fit finish it with their error result. A tool with `confirm` is always
     /// returned unstarted, to run once the user agrees.
-    pub call: fn(Option<&RawValue>, &Context) -> ToolCall,
+    pub call: CallFn,
     /// The server states its parameters need, checked when the server is built.
     pub required_state: Vec<crate::required_state::RequiredState>,
 }
@@ -122,15 +133,15 @@ impl ToolDescriptor {
             TaskSupport::Required => Some("required"),
         };
         Wire {
-            name: self.name,
-            title: self.title,
-            description: self.description,
+            name: &self.name,
+            title: self.title.as_deref(),
+            description: self.description.as_deref(),
             input_schema: self.input_schema_for(profile),
             output_schema: (self.output_schema)().map(|schema| super::profile::output(profile, schema)),
             annotations: self.annotations,
             icons: self.icons,
             execution: task_support.map(|support| serde_json::json!({ "taskSupport": support })),
-            meta: raw_meta(self.meta),
+            meta: raw_meta(self.meta.as_deref()),
         }
     }
 }
@@ -148,7 +159,7 @@ impl ToolDescriptor {
 }
 
 /// A definition's `_meta`, as the JSON it is (the macros checked that it is an object).
-pub(crate) fn raw_meta(meta: Option<&'static str>) -> Option<&'static RawValue> {
+pub(crate) fn raw_meta(meta: Option<&str>) -> Option<&RawValue> {
     meta.and_then(|meta| serde_json::from_str(meta).ok())
 }
 

@@ -15,6 +15,7 @@ pub use crate::protocol::Icon;
 pub use descriptor::TaskSupport;
 use descriptor::ToolDescriptor;
 pub(crate) use descriptor::raw_meta;
+pub use descriptor::Str;
 pub use profile::SchemaProfile;
 use serde::Serialize;
 

@@ -1,0 +1,349 @@
+//! `Server::mount`: a gateway serving other servers under a prefix. The mounted servers are
+//! one built here (over Streamable HTTP, in both eras), the `calculator` example over stdio and
+//! the official TypeScript server-everything; the gateway is driven by our client over HTTP
+//! in both eras, whose handlers answer what the mounted server asks through the gateway.
+#![cfg(feature = "client")]
+
+use mcp_runtime::client::{Client, ClientError, CompletionTarget, Negotiation, Notification};
+use mcp_runtime::prelude::*;
+use mcp_runtime::{ClientError as AskError, CompletionRequest, Elicitation, ResourceContents, Sampling, State};
+use mcp_tests::client_kit::{ROOT, answering_client};
+use mcp_tests::external::{example_binary, node, server_everything};
+use serde_json::json;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Add two integers.
+#[mcp_tool(read_only)]
+fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+/// Reports progress `count` times.
+#[mcp_tool]
+async fn steps(count: u32, ctx: Context) -> String {
+    for i in 1..=count {
+        ctx.progress_with_message(f64::from(i), f64::from(count), format!("step {i}")).await;
+    }
+    format!("{count} steps")
+}
+
+/// What the `hang` tool saw.
+#[derive(Clone, Default)]
+struct Seen {
+    started: Arc<AtomicBool>,
+    cancelled: Arc<AtomicBool>,
+}
+
+/// Sets its flag when dropped: the server drops a cancelled tool's future.
+struct DropFlag(Arc<AtomicBool>);
+
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Waits until cancelled.
+#[mcp_tool]
+async fn hang(ctx: Context, State(seen): State<Seen>) -> String {
+    seen.started.store(true, Ordering::SeqCst);
+    let _flag = DropFlag(Arc::clone(&seen.cancelled));
+    ctx.cancellation_token().cancelled().await;
+    "cancelled".into()
+}
+
+/// Asks the client's model.
+#[mcp_tool]
+async fn ask_model(question: String, ctx: Context) -> Result<String, AskError> {
+    let reply = ctx.sample(Sampling::new(question).max_tokens(20)).await?;
+    Ok(format!("{} ({})", reply.text().unwrap_or_default(), reply.model))
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Name {
+    /// Your name
+    name: String,
+}
+
+/// Asks the user's name.
+#[mcp_tool]
+async fn ask_name(ctx: Context) -> Result<String, AskError> {
+    Ok(match ctx.elicit::<Name>("Your name?").await? {
+        Elicitation::Accept(form) => format!("hello {}", form.name),
+        Elicitation::Decline => "declined".into(),
+        Elicitation::Cancel => "cancelled".into(),
+    })
+}
+
+/// The client's roots.
+#[mcp_tool]
+async fn list_roots(ctx: Context) -> Result<String, AskError> {
+    Ok(ctx.roots().await?.into_iter().map(|root| root.uri).collect::<Vec<_>>().join(","))
+}
+
+/// Subtracts.
+#[mcp_tool]
+fn sub(a: i64, b: i64) -> i64 {
+    a - b
+}
+
+/// A note.
+#[mcp_resource(uri = "mem://note", mime_type = "text/plain")]
+fn note() -> &'static str {
+    "a note"
+}
+
+/// One of many notes.
+#[mcp_resource(uri = "mem://notes/{id}", mime_type = "text/plain")]
+fn numbered(id: String) -> String {
+    format!("note {id}")
+}
+
+/// Review some code.
+#[mcp_prompt(complete(language = languages))]
+fn review(
+    /// The code
+    code: String,
+    /// Its language
+    language: String,
+) -> String {
+    format!("Review this {language}: {code}")
+}
+
+fn languages(request: CompletionRequest) -> Vec<String> {
+    request.filter(["rust", "ruby", "python"])
+}
+
+/// The gateway's own tool.
+#[mcp_tool]
+fn own() -> &'static str {
+    "mine"
+}
+
+fn remote(seen: Seen) -> Server {
+    Server::new("remote", "1.0")
+        .tools(tools![add, steps, hang, ask_model, ask_name, list_roots])
+        .resources(resources![note, numbered])
+        .prompts(prompts![review])
+        .state(seen)
+}
+
+async fn serve(server: Server) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(server.serve_http_on(listener, std::future::pending()));
+    address
+}
+
+fn url(address: SocketAddr) -> String {
+    format!("http://{address}/mcp")
+}
+
+/// A gateway serving its own tool and `remote` mounted as `remote`, and a client of it.
+async fn gateway(remote: SocketAddr, remote_era: Negotiation, era: Negotiation) -> (Client, mcp_tests::client_kit::Received) {
+    let mounted = Client::builder()
+        .negotiation(remote_era)
+        .forward_server_requests()
+        .timeout(Duration::from_secs(20))
+        .connect_http(&url(remote))
+        .await
+        .unwrap();
+    let gateway = Server::new("gateway", "1.0").tools(tools![own]).mount("remote", mounted).await.unwrap();
+    let address = serve(gateway).await;
+    let (builder, received) = answering_client(era);
+    (builder.connect_http(&url(address)).await.unwrap(), received)
+}
+
+const ERAS: [Negotiation; 2] = [Negotiation::Handshake, Negotiation::Stateless];
+
+async fn eventually(what: &str, done: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !done() {
+        assert!(Instant::now() < deadline, "{what}: not within 10 s");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mounted_servers_tools_are_listed_and_called_under_its_prefix() {
+    let address = serve(remote(Seen::default())).await;
+    for remote_era in ERAS {
+        let (client, _) = gateway(address, remote_era, Negotiation::Handshake).await;
+        let tools = client.list_tools().await.unwrap();
+        let names: Vec<_> = tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "own",
+                "remote_add",
+                "remote_steps",
+                "remote_hang",
+                "remote_ask_model",
+                "remote_ask_name",
+                "remote_list_roots"
+            ],
+            "{remote_era:?}"
+        );
+        let add = &tools[1];
+        assert_eq!(add.description.as_deref(), Some("Add two integers."));
+        assert_eq!(add.input_schema["properties"]["b"]["type"], "integer");
+        assert_eq!(add.annotations.as_ref().unwrap()["readOnlyHint"], true);
+        assert_eq!(client.call_tool("own", json!({})).await.unwrap().text(), Some("mine"));
+        let sum = client.call_tool("remote_add", json!({"a": 2, "b": 40})).await.unwrap();
+        assert_eq!(sum.text(), Some("42"), "{remote_era:?}");
+        // The mounted server's own argument errors come back as the tool's error result.
+        let bad = client.call_tool("remote_add", json!({"a": "two", "b": 1})).await.unwrap();
+        assert!(bad.is_error && bad.text().unwrap_or_default().contains("`a`"), "{bad:?}");
+        let unknown = client.call_tool("remote_nope", json!({})).await.unwrap_err();
+        assert!(matches!(unknown, ClientError::Server(ref e) if e.code == -32602), "{unknown:?}");
+        client.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_and_cancellation_cross_the_gateway() {
+    for remote_era in ERAS {
+        let seen = Seen::default();
+        let address = serve(remote(seen.clone())).await;
+        let (client, _) = gateway(address, remote_era, Negotiation::Handshake).await;
+        let reports = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&reports);
+        let done = client
+            .call_tool("remote_steps", json!({"count": 3}))
+            .on_progress(move |p| sink.lock().unwrap().push((p.progress, p.total, p.message)))
+            .await
+            .unwrap();
+        assert_eq!(done.text(), Some("3 steps"));
+        let expected: Vec<_> = (1..=3).map(|i| (f64::from(i), Some(3.0), Some(format!("step {i}")))).collect();
+        assert_eq!(*reports.lock().unwrap(), expected, "{remote_era:?}");
+
+        let token = mcp_runtime::CancellationToken::new();
+        let call = client.call_tool("remote_hang", json!({})).cancel_with(token.clone());
+        let canceller = async {
+            eventually("the mounted tool starts", || seen.started.load(Ordering::SeqCst)).await;
+            token.cancel();
+        };
+        let (outcome, ()) = tokio::join!(std::future::IntoFuture::into_future(call), canceller);
+        assert!(matches!(outcome, Err(ClientError::Cancelled)), "{outcome:?}");
+        eventually(&format!("{remote_era:?}: the mounted server cancels its tool"), || {
+            seen.cancelled.load(Ordering::SeqCst)
+        })
+        .await;
+        client.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_mounted_servers_requests_reach_the_gateways_client() {
+    let address = serve(remote(Seen::default())).await;
+    for remote_era in ERAS {
+        for era in ERAS {
+            let (client, _) = gateway(address, remote_era, era).await;
+            let sampled = client.call_tool("remote_ask_model", json!({"question": "2+2?"})).await.unwrap();
+            assert_eq!(sampled.text(), Some("echo: 2+2? (test-model)"), "{remote_era:?} behind {era:?}");
+            let named = client.call_tool("remote_ask_name", json!({})).await.unwrap();
+            assert_eq!(named.text(), Some("hello Ada"), "{remote_era:?} behind {era:?}");
+            let roots = client.call_tool("remote_list_roots", json!({})).await.unwrap();
+            assert_eq!(roots.text(), Some(ROOT), "{remote_era:?} behind {era:?}");
+            client.close().await;
+        }
+    }
+    // A gateway client without handlers declares nothing: the mounted tool fails cleanly.
+    let mounted = Client::builder().negotiation(Negotiation::Handshake).connect_http(&url(address)).await.unwrap();
+    let gateway = Server::new("gateway", "1.0").mount("remote", mounted).await.unwrap();
+    let client = Client::builder().connect_http(&url(serve(gateway).await)).await.unwrap();
+    let refused = client.call_tool("remote_ask_model", json!({"question": "?"})).await.unwrap();
+    assert!(refused.is_error && refused.text().unwrap_or_default().contains("sampling"), "{refused:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resources_prompts_and_completions_are_mounted_too() {
+    let address = serve(remote(Seen::default())).await;
+    for remote_era in ERAS {
+        let (client, _) = gateway(address, remote_era, Negotiation::Stateless).await;
+        let resources = client.list_resources().await.unwrap();
+        assert_eq!(resources.iter().map(|r| r.uri.as_str()).collect::<Vec<_>>(), ["mem://remote/note"]);
+        assert_eq!(resources[0].mime_type.as_deref(), Some("text/plain"));
+        let templates = client.list_resource_templates().await.unwrap();
+        assert_eq!(templates[0].uri_template, "mem://remote/notes/{id}");
+        let read = client.read_resource("mem://remote/notes/7").await.unwrap();
+        assert!(
+            matches!(&read.contents[0], ResourceContents::Text { text, uri, .. } if text == "note 7" && uri == "mem://remote/notes/7"),
+            "{read:?}"
+        );
+        let note = client.read_resource("mem://remote/note").await.unwrap();
+        assert!(matches!(&note.contents[0], ResourceContents::Text { text, .. } if text == "a note"), "{note:?}");
+        let missing = client.read_resource("mem://remote/nothing").await.unwrap_err();
+        assert!(missing.error_object().is_some(), "{missing:?}");
+
+        let prompts = client.list_prompts().await.unwrap();
+        assert_eq!(prompts[0].name, "remote_review");
+        assert_eq!(prompts[0].arguments.len(), 2);
+        let prompt = client.get_prompt("remote_review", [("code", "fn main() {}"), ("language", "rust")]).await.unwrap();
+        assert_eq!(prompt.messages[0].content.as_text(), Some("Review this rust: fn main() {}"));
+        let typed = CompletionRequest { argument: "language".into(), value: "r".into(), ..Default::default() };
+        let completion = client.complete(CompletionTarget::Prompt("remote_review".into()), typed).await.unwrap();
+        assert_eq!(completion.values, ["rust", "ruby"], "{remote_era:?}");
+        client.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gateway_follows_the_mounted_servers_list_changes() {
+    let remote = remote(Seen::default());
+    let handle = remote.handle();
+    let address = serve(remote).await;
+    let (client, received) = gateway(address, Negotiation::Handshake, Negotiation::Handshake).await;
+    assert!(!client.list_tools().await.unwrap().iter().any(|t| t.name == "remote_sub"));
+    handle.add_tools(tools![sub]).unwrap();
+    received.wait_for("tools/list_changed", |n| *n == Notification::ToolsListChanged).await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !client.list_tools().await.unwrap().iter().any(|t| t.name == "remote_sub") {
+        assert!(Instant::now() < deadline, "remote_sub never appeared");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(client.call_tool("remote_sub", json!({"a": 5, "b": 3})).await.unwrap().text(), Some("2"));
+    handle.remove_tools(&["add"]).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while client.list_tools().await.unwrap().iter().any(|t| t.name == "remote_add") {
+        assert!(Instant::now() < deadline, "remote_add never left");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(client.list_tools().await.unwrap().iter().any(|t| t.name == "own"));
+    client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn examples_and_server_everything_mount_over_stdio() {
+    let calculator = Client::stdio(tokio::process::Command::new(example_binary("calculator"))).await.unwrap();
+    let mut everything = tokio::process::Command::new(node());
+    everything.arg(server_everything()).arg("stdio");
+    let everything = Client::builder()
+        .forward_server_requests()
+        .stderr(mcp_runtime::client::StderrMode::Capture)
+        .connect_stdio(everything)
+        .await
+        .unwrap();
+    let gateway = Server::new("gateway", "1.0").mount("calc", calculator).await.unwrap();
+    let gateway = gateway.mount("everything", everything).await.unwrap();
+    let (builder, _) = answering_client(Negotiation::Auto);
+    let client = builder.connect_http(&url(serve(gateway).await)).await.unwrap();
+    let tools = client.list_tools().await.unwrap();
+    for name in ["calc_add", "everything_echo", "everything_get-sum", "everything_trigger-sampling-request"] {
+        assert!(tools.iter().any(|t| t.name == name), "no {name} in {:?}", tools.iter().map(|t| &t.name).collect::<Vec<_>>());
+    }
+    assert_eq!(client.call_tool("calc_add", json!({"a": 2, "b": 3})).await.unwrap().text(), Some("5"));
+    let echo = client.call_tool("everything_echo", json!({"message": "héllo"})).await.unwrap();
+    assert_eq!(echo.text(), Some("Echo: héllo"));
+    let sampled = client
+        .call_tool("everything_trigger-sampling-request", json!({"prompt": "2+2?", "maxTokens": 20}))
+        .await
+        .unwrap();
+    // server-everything shows what the model (the gateway's client: `echo: ...`) answered.
+    let text = sampled.text().unwrap_or_default();
+    assert!(text.contains("test-model") && text.contains("echo: ") && text.contains("2+2?"), "{sampled:?}");
+    client.close().await;
+}
