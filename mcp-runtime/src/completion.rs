@@ -80,7 +80,8 @@ impl IntoCompletion for Vec<&str> {
 }
 
 /// A type-erased completion function, as descriptors store it.
-pub type CompleteFn = std::sync::Arc<dyn Fn(CompletionRequest, Context) -> BoxFuture<'static, Completion> + Send + Sync>;
+pub type CompleteFn =
+    std::sync::Arc<dyn Fn(CompletionRequest, Context) -> BoxFuture<'static, Completion> + Send + Sync>;
 
 /// A user completion function: `fn(CompletionRequest) -> impl IntoCompletion`, or with a second
 /// `Context` parameter (for state), sync or async. `M` only tells the shapes apart.

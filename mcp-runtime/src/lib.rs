@@ -40,9 +40,9 @@ mod error;
 mod jsonrpc;
 pub mod logging;
 mod message;
+pub mod middleware;
 #[cfg(feature = "client")]
 mod mount;
-pub mod middleware;
 #[cfg(any(feature = "auth", feature = "client"))]
 mod outbound_tls;
 mod param;

@@ -9,8 +9,8 @@
 
 use crate::CallToolResult;
 use crate::client::{
-    AnswerFn, Client, ClientError, CompletionTarget, ElicitationRequest, Notification, Progress, Prompt, RequestOptions,
-    ResourceTemplate, Tool,
+    AnswerFn, Client, ClientError, CompletionTarget, ElicitationRequest, Notification, Progress, Prompt,
+    RequestOptions, ResourceTemplate, Tool,
 };
 use crate::completion::{CompleteFn, Completion};
 use crate::context::Context;
@@ -20,7 +20,7 @@ use crate::prompt::{GetPromptResult, PromptArgument, PromptDescriptor};
 use crate::registry::{Definitions, Edit};
 use crate::resource::uri_template::UriTemplate;
 use crate::resource::{ReadResourceResult, ResourceDescriptor, ResourceEntry};
-use crate::server::ServerHandle;
+use crate::server::{Server, ServerHandle};
 use crate::server_requests::Sampling;
 use crate::tool::descriptor::{TaskSupport, ToolCall, ToolDescriptor};
 use crate::tool::{Str, ToolAnnotations};
@@ -31,9 +31,38 @@ use std::future::IntoFuture as _;
 use std::sync::{Arc, Mutex, Weak};
 use tokio::sync::broadcast::error::RecvError;
 
+impl Server {
+    /// Serves the tools, resources and prompts of the server `client` is connected to, under
+    /// `prefix` (feature `client`): a gateway in a few lines. Tool `add` becomes `{prefix}_add`,
+    /// prompt `review` `{prefix}_review`, resource `file:///a.md` `file://{prefix}//a.md`.
+    ///
+    /// Calls are forwarded with their progress and cancellation; what the mounted server asks
+    /// during a call (sampling, elicitation, roots) is asked of the caller's client when the
+    /// mounted client was built with [`forward_server_requests`](crate::client::ClientBuilder::forward_server_requests).
+    /// The lists are read now and again whenever the mounted server announces a change
+    /// (in a 2025-11-25 session; a 2026-07-28 server is read once). A call waits as long as
+    /// the client's [`timeout`](crate::client::ClientBuilder::timeout).
+    ///
+    /// ```no_run
+    /// use mcp_runtime::Server;
+    /// use mcp_runtime::client::Client;
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let weather = Client::builder().forward_server_requests().connect_stdio(tokio::process::Command::new("weather")).await?;
+    /// let notes = Client::http("http://127.0.0.1:8080/mcp").await?;
+    /// Server::new("gateway", "1.0").mount("weather", weather).await?.mount("notes", notes).await?.serve_stdio().await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn mount(mut self, prefix: &str, client: impl Into<Arc<Client>>) -> Result<Self> {
+        let mounted = mount(prefix, client.into(), self.handle()).await?;
+        self.add_definitions(mounted);
+        Ok(self)
+    }
+}
+
 /// Lists what the server behind `client` offers, as descriptors named under `prefix`, and
 /// keeps them current while the server runs (`handle`) when it announces list changes.
-pub(crate) async fn mount(prefix: &str, client: Arc<Client>, handle: ServerHandle) -> Result<Definitions> {
+async fn mount(prefix: &str, client: Arc<Client>, handle: ServerHandle) -> Result<Definitions> {
     if prefix.is_empty() || !prefix.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
         return Err(Error::new(
             ErrorKind::Config,
@@ -63,7 +92,10 @@ impl Mount {
     }
 
     fn listing_failed(&self, what: &str, error: ClientError) -> Error {
-        Error::new(ErrorKind::Config, format!("cannot list the {what} of the server mounted as `{}`: {error}", self.prefix))
+        Error::new(
+            ErrorKind::Config,
+            format!("cannot list the {what} of the server mounted as `{}`: {error}", self.prefix),
+        )
     }
 
     async fn tools(&self) -> Result<Vec<ToolDescriptor>> {
@@ -172,8 +204,10 @@ impl Mount {
         if self.offers("completions") {
             let variables = UriTemplate::parse(&template.uri_template).ok()?;
             let target = CompletionTarget::ResourceTemplate(template.uri_template.clone());
-            descriptor.complete =
-                variables.variables().map(|variable| (Str::from(variable.to_owned()), self.completer(&target))).collect();
+            descriptor.complete = variables
+                .variables()
+                .map(|variable| (Str::from(variable.to_owned()), self.completer(&target)))
+                .collect();
         }
         Some(descriptor)
     }

@@ -6,12 +6,14 @@ pub use crate::param::{
     NotAnArgument, PatternParameter, Probe, ProbeArgument, ProbeInjected, ProbeOther, ProbeUnsupported,
     ResourceInjected, TextArgument, ToolParameter, injection_failed, required_states,
 };
+pub use crate::prompt::GetFn;
 pub use crate::prompt::{PromptArgument, PromptDef, PromptDescriptor};
+pub use crate::resource::ReadFn;
 pub use crate::resource::{ListFn, ResourceDef, ResourceDescriptor, ResourceRequest, run_lister};
 pub use crate::text_value::{DoesNotParse, ParseUnsupported, ParseViaDeserialize, ParseViaFromStr, Parses, TextValue};
-pub use crate::tool::descriptor::{CallFn, OutputSchemaFn, ParamHeader, SchemaFn, Str, ToolCall, ToolDescriptor, parse_arguments};
-pub use crate::prompt::GetFn;
-pub use crate::resource::ReadFn;
+pub use crate::tool::descriptor::{
+    CallFn, OutputSchemaFn, ParamHeader, SchemaFn, Str, ToolCall, ToolDescriptor, parse_arguments,
+};
 pub use crate::tool::schema::{input_schema_for, verbatim_schema};
 pub use crate::tool::{ToolAnnotations, ToolDef};
 pub use futures_util::future::BoxFuture;

@@ -8,16 +8,16 @@
 
 use mcp_runtime::client::{Client, ClientError, CompletionTarget, Negotiation, Notification};
 use mcp_runtime::prelude::*;
-use mcp_runtime::{
-    ClientError as AskError, CompletionRequest, Elicitation, ProtocolVersion, ResourceContents, Sampling, State,
+use mcp_runtime::{CompletionRequest, ProtocolVersion, ResourceContents, Sampling};
+use mcp_tests::client_kit::{
+    DropFlag, ROOT, Seen, answering_client, ask_model, ask_name, eventually, hang, list_roots, note, numbered, review,
+    serve, url,
 };
-use mcp_tests::client_kit::{ROOT, answering_client};
 use mcp_tests::external::{HttpProcess, example_binary};
 use serde_json::json;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Add two integers.
 #[mcp_tool]
@@ -45,44 +45,6 @@ async fn steps(count: u32, ctx: Context) -> String {
     format!("{count} steps")
 }
 
-/// What the `hang` tool saw.
-#[derive(Clone, Default)]
-struct Seen {
-    started: Arc<AtomicBool>,
-    cancelled: Arc<AtomicBool>,
-}
-
-/// Sets its flag when dropped: the server drops a cancelled tool's future.
-struct DropFlag(Arc<AtomicBool>);
-
-impl Drop for DropFlag {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
-}
-
-/// Waits until cancelled.
-#[mcp_tool]
-async fn hang(ctx: Context, State(seen): State<Seen>) -> String {
-    seen.started.store(true, Ordering::SeqCst);
-    let _flag = DropFlag(Arc::clone(&seen.cancelled));
-    ctx.cancellation_token().cancelled().await;
-    "cancelled".into()
-}
-
-/// Asks the client's model.
-#[mcp_tool]
-async fn ask_model(question: String, ctx: Context) -> Result<String, AskError> {
-    let reply = ctx.sample(Sampling::new(question).max_tokens(20)).await?;
-    Ok(format!("{} ({})", reply.text().unwrap_or_default(), reply.model))
-}
-
-#[derive(Deserialize, JsonSchema)]
-struct Name {
-    /// Your name
-    name: String,
-}
-
 /// Asks the client's model, giving it 200 ms.
 #[mcp_tool]
 async fn ask_quickly(ctx: Context) -> String {
@@ -92,54 +54,11 @@ async fn ask_quickly(ctx: Context) -> String {
     }
 }
 
-/// Asks the user's name.
-#[mcp_tool]
-async fn ask_name(ctx: Context) -> Result<String, AskError> {
-    Ok(match ctx.elicit::<Name>("Your name?").await? {
-        Elicitation::Accept(form) => format!("hello {}", form.name),
-        Elicitation::Decline => "declined".into(),
-        Elicitation::Cancel => "cancelled".into(),
-    })
-}
-
-/// The client's roots.
-#[mcp_tool]
-async fn list_roots(ctx: Context) -> Result<String, AskError> {
-    Ok(ctx.roots().await?.into_iter().map(|root| root.uri).collect::<Vec<_>>().join(","))
-}
-
 /// Announces that `mem://note` changed.
 #[mcp_tool]
 fn touch(ctx: Context) -> Result<&'static str, mcp_runtime::Error> {
     ctx.server().resource_updated("mem://note")?;
     Ok("touched")
-}
-
-/// A note.
-#[mcp_resource(uri = "mem://note", mime_type = "text/plain")]
-fn note() -> &'static str {
-    "a note"
-}
-
-/// One of many notes.
-#[mcp_resource(uri = "mem://notes/{id}", mime_type = "text/plain")]
-fn numbered(id: String) -> String {
-    format!("note {id}")
-}
-
-/// Review some code.
-#[mcp_prompt(complete(language = languages))]
-fn review(
-    /// The code
-    code: String,
-    /// Its language
-    language: String,
-) -> String {
-    format!("Review this {language}: {code}")
-}
-
-fn languages(request: CompletionRequest) -> Vec<String> {
-    request.filter(["rust", "ruby", "python"])
 }
 
 fn server(seen: Seen) -> Server {
@@ -149,17 +68,6 @@ fn server(seen: Seen) -> Server {
         .resources(resources![note, numbered])
         .prompts(prompts![review])
         .state(seen)
-}
-
-async fn serve(server: Server) -> SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    tokio::spawn(server.serve_http_on(listener, std::future::pending()));
-    address
-}
-
-fn url(address: SocketAddr) -> String {
-    format!("http://{address}/mcp")
 }
 
 const ERAS: [(Negotiation, ProtocolVersion); 2] =
@@ -465,14 +373,6 @@ async fn http_server_example_in_both_eras() {
             assert_eq!(client.call_tool("long_job", json!({})).await.unwrap().text(), Some("job done"));
         }
         client.close().await;
-    }
-}
-
-async fn eventually(what: &str, done: impl Fn() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !done() {
-        assert!(Instant::now() < deadline, "{what}: not within 10 s");
-        tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
 

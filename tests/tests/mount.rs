@@ -1,17 +1,20 @@
 //! `Server::mount`: a gateway serving other servers under a prefix. The mounted servers are
-//! one built here (over Streamable HTTP, in both eras), the `calculator` example over stdio and
-//! the official TypeScript server-everything; the gateway is driven by our client over HTTP
+//! one built here (over Streamable HTTP, in both eras), the `calculator` example and the
+//! official TypeScript server-everything over stdio, and a Python SDK server over Streamable
+//! HTTP in both eras; the gateway is driven by our client over HTTP
 //! in both eras, whose handlers answer what the mounted server asks through the gateway.
 #![cfg(feature = "client")]
 
 use mcp_runtime::client::{Client, ClientError, CompletionTarget, Negotiation, Notification};
 use mcp_runtime::prelude::*;
-use mcp_runtime::{ClientError as AskError, CompletionRequest, Elicitation, ResourceContents, Sampling, State};
-use mcp_tests::client_kit::{ROOT, answering_client};
-use mcp_tests::external::{example_binary, node, server_everything};
+use mcp_runtime::{CompletionRequest, ResourceContents};
+use mcp_tests::client_kit::{
+    ROOT, Seen, answering_client, ask_model, ask_name, eventually, hang, list_roots, note, numbered, review, serve, url,
+};
+use mcp_tests::external::{HttpProcess, example_binary, node, python, python_server, server_everything};
 use serde_json::json;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -30,91 +33,10 @@ async fn steps(count: u32, ctx: Context) -> String {
     format!("{count} steps")
 }
 
-/// What the `hang` tool saw.
-#[derive(Clone, Default)]
-struct Seen {
-    started: Arc<AtomicBool>,
-    cancelled: Arc<AtomicBool>,
-}
-
-/// Sets its flag when dropped: the server drops a cancelled tool's future.
-struct DropFlag(Arc<AtomicBool>);
-
-impl Drop for DropFlag {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
-}
-
-/// Waits until cancelled.
-#[mcp_tool]
-async fn hang(ctx: Context, State(seen): State<Seen>) -> String {
-    seen.started.store(true, Ordering::SeqCst);
-    let _flag = DropFlag(Arc::clone(&seen.cancelled));
-    ctx.cancellation_token().cancelled().await;
-    "cancelled".into()
-}
-
-/// Asks the client's model.
-#[mcp_tool]
-async fn ask_model(question: String, ctx: Context) -> Result<String, AskError> {
-    let reply = ctx.sample(Sampling::new(question).max_tokens(20)).await?;
-    Ok(format!("{} ({})", reply.text().unwrap_or_default(), reply.model))
-}
-
-#[derive(Deserialize, JsonSchema)]
-struct Name {
-    /// Your name
-    name: String,
-}
-
-/// Asks the user's name.
-#[mcp_tool]
-async fn ask_name(ctx: Context) -> Result<String, AskError> {
-    Ok(match ctx.elicit::<Name>("Your name?").await? {
-        Elicitation::Accept(form) => format!("hello {}", form.name),
-        Elicitation::Decline => "declined".into(),
-        Elicitation::Cancel => "cancelled".into(),
-    })
-}
-
-/// The client's roots.
-#[mcp_tool]
-async fn list_roots(ctx: Context) -> Result<String, AskError> {
-    Ok(ctx.roots().await?.into_iter().map(|root| root.uri).collect::<Vec<_>>().join(","))
-}
-
 /// Subtracts.
 #[mcp_tool]
 fn sub(a: i64, b: i64) -> i64 {
     a - b
-}
-
-/// A note.
-#[mcp_resource(uri = "mem://note", mime_type = "text/plain")]
-fn note() -> &'static str {
-    "a note"
-}
-
-/// One of many notes.
-#[mcp_resource(uri = "mem://notes/{id}", mime_type = "text/plain")]
-fn numbered(id: String) -> String {
-    format!("note {id}")
-}
-
-/// Review some code.
-#[mcp_prompt(complete(language = languages))]
-fn review(
-    /// The code
-    code: String,
-    /// Its language
-    language: String,
-) -> String {
-    format!("Review this {language}: {code}")
-}
-
-fn languages(request: CompletionRequest) -> Vec<String> {
-    request.filter(["rust", "ruby", "python"])
 }
 
 /// The gateway's own tool.
@@ -131,19 +53,12 @@ fn remote(seen: Seen) -> Server {
         .state(seen)
 }
 
-async fn serve(server: Server) -> SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    tokio::spawn(server.serve_http_on(listener, std::future::pending()));
-    address
-}
-
-fn url(address: SocketAddr) -> String {
-    format!("http://{address}/mcp")
-}
-
 /// A gateway serving its own tool and `remote` mounted as `remote`, and a client of it.
-async fn gateway(remote: SocketAddr, remote_era: Negotiation, era: Negotiation) -> (Client, mcp_tests::client_kit::Received) {
+async fn gateway(
+    remote: SocketAddr,
+    remote_era: Negotiation,
+    era: Negotiation,
+) -> (Client, mcp_tests::client_kit::Received) {
     let mounted = Client::builder()
         .negotiation(remote_era)
         .forward_server_requests()
@@ -158,14 +73,6 @@ async fn gateway(remote: SocketAddr, remote_era: Negotiation, era: Negotiation) 
 }
 
 const ERAS: [Negotiation; 2] = [Negotiation::Handshake, Negotiation::Stateless];
-
-async fn eventually(what: &str, done: impl Fn() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !done() {
-        assert!(Instant::now() < deadline, "{what}: not within 10 s");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_mounted_servers_tools_are_listed_and_called_under_its_prefix() {
@@ -282,7 +189,8 @@ async fn resources_prompts_and_completions_are_mounted_too() {
         let prompts = client.list_prompts().await.unwrap();
         assert_eq!(prompts[0].name, "remote_review");
         assert_eq!(prompts[0].arguments.len(), 2);
-        let prompt = client.get_prompt("remote_review", [("code", "fn main() {}"), ("language", "rust")]).await.unwrap();
+        let prompt =
+            client.get_prompt("remote_review", [("code", "fn main() {}"), ("language", "rust")]).await.unwrap();
         assert_eq!(prompt.messages[0].content.as_text(), Some("Review this rust: fn main() {}"));
         let typed = CompletionRequest { argument: "language".into(), value: "r".into(), ..Default::default() };
         let completion = client.complete(CompletionTarget::Prompt("remote_review".into()), typed).await.unwrap();
@@ -333,7 +241,11 @@ async fn examples_and_server_everything_mount_over_stdio() {
     let client = builder.connect_http(&url(serve(gateway).await)).await.unwrap();
     let tools = client.list_tools().await.unwrap();
     for name in ["calc_add", "everything_echo", "everything_get-sum", "everything_trigger-sampling-request"] {
-        assert!(tools.iter().any(|t| t.name == name), "no {name} in {:?}", tools.iter().map(|t| &t.name).collect::<Vec<_>>());
+        assert!(
+            tools.iter().any(|t| t.name == name),
+            "no {name} in {:?}",
+            tools.iter().map(|t| &t.name).collect::<Vec<_>>()
+        );
     }
     assert_eq!(client.call_tool("calc_add", json!({"a": 2, "b": 3})).await.unwrap().text(), Some("5"));
     let echo = client.call_tool("everything_echo", json!({"message": "héllo"})).await.unwrap();
@@ -346,4 +258,50 @@ async fn examples_and_server_everything_mount_over_stdio() {
     let text = sampled.text().unwrap_or_default();
     assert!(text.contains("test-model") && text.contains("echo: ") && text.contains("2+2?"), "{sampled:?}");
     client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_python_sdk_server_mounts_in_both_eras() {
+    let script = python_server();
+    let python_server = HttpProcess::start(&python(), &[script.to_str().unwrap(), "http", "{port}"]);
+    for remote_era in ERAS {
+        let mounted = Client::builder()
+            .negotiation(remote_era)
+            .forward_server_requests()
+            .connect_http(&python_server.url())
+            .await
+            .unwrap();
+        let gateway = Server::new("gateway", "1.0").mount("py", mounted).await.unwrap();
+        let gateway_url = url(serve(gateway).await);
+        let (builder, _) = answering_client(Negotiation::Handshake);
+        let client = builder.connect_http(&gateway_url).await.unwrap();
+        let tools = client.list_tools().await.unwrap();
+        let add = tools.iter().find(|t| t.name == "py_add").expect("py_add");
+        assert_eq!(add.description.as_deref(), Some("Add two integers."));
+        assert!(add.output_schema.is_some(), "{add:?}");
+        let sum = client.call_tool("py_add", json!({"a": 2, "b": 40})).await.unwrap();
+        assert_eq!(sum.structured_content, Some(json!({"result": 42})), "{remote_era:?}");
+        let reports = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&reports);
+        let counted = client
+            .call_tool("py_count_to", json!({"steps": 3}))
+            .on_progress(move |p| sink.lock().unwrap().push(p.message))
+            .await
+            .unwrap();
+        assert_eq!(counted.text(), Some("counted to 3"));
+        assert_eq!(reports.lock().unwrap().last().cloned().flatten().as_deref(), Some("step 3"), "{remote_era:?}");
+        client.close().await;
+        if remote_era == Negotiation::Stateless {
+            continue; // the Python SDK sends its requests to the client in a session only
+        }
+        let (builder, _) = answering_client(Negotiation::Stateless);
+        let client = builder.connect_http(&gateway_url).await.unwrap();
+        let sampled = client.call_tool("py_ask_model", json!({"prompt": "2+2?"})).await.unwrap();
+        assert_eq!(sampled.text(), Some("model said: echo: 2+2?"), "{remote_era:?}");
+        let named = client.call_tool("py_ask_name", json!({})).await.unwrap();
+        assert_eq!(named.text(), Some("hello Ada"), "{remote_era:?}");
+        let roots = client.call_tool("py_client_roots", json!({})).await.unwrap();
+        assert_eq!(roots.text(), Some(ROOT), "{remote_era:?}");
+        client.close().await;
+    }
 }

@@ -365,9 +365,7 @@ impl Peer {
         let answerers = lock(&self.answerers);
         let by_stream = stream.and_then(|id| answerers.iter().find(|answerer| answerer.request == *id));
         match (by_stream, answerers.as_slice()) {
-            (Some(answerer), _) | (None, [answerer]) => {
-                Some((answerer.request.clone(), Arc::clone(&answerer.answer)))
-            }
+            (Some(answerer), _) | (None, [answerer]) => Some((answerer.request.clone(), Arc::clone(&answerer.answer))),
             _ => None,
         }
     }

@@ -9,11 +9,11 @@ use crate::completion::CompleteFn;
 use crate::context::Context;
 use crate::jsonrpc::ErrorObject;
 use crate::tool::Icon;
+use crate::tool::Str;
 use futures_util::future::BoxFuture;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::Arc;
-use crate::tool::Str;
 
 /// One argument of a prompt, as `prompts/list` shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -12,12 +12,12 @@ use crate::content::Annotations;
 use crate::context::Context;
 use crate::jsonrpc::ErrorObject;
 use crate::tool::Icon;
+use crate::tool::Str;
 use futures_util::future::BoxFuture;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
-use crate::tool::Str;
 
 /// A read request, as the generated shim sees it.
 pub struct ResourceRequest {

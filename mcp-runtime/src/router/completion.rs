@@ -61,7 +61,8 @@ pub(crate) fn complete(registry: &Registry, params: Option<&RawValue>) -> Route<
             }
         },
     };
-    let completer = completers.iter().find(|(name, _)| *name == params.argument.name).map(|(_, f)| std::sync::Arc::clone(f));
+    let completer =
+        completers.iter().find(|(name, _)| *name == params.argument.name).map(|(_, f)| std::sync::Arc::clone(f));
     let request = CompletionRequest {
         argument: params.argument.name,
         value: params.argument.value,

@@ -142,34 +142,12 @@ impl Server {
         self
     }
 
-    /// Serves the tools, resources and prompts of the server `client` is connected to, under
-    /// `prefix` (feature `client`): a gateway in a few lines. Tool `add` becomes `{prefix}_add`,
-    /// prompt `review` `{prefix}_review`, resource `file:///a.md` `file://{prefix}//a.md`.
-    ///
-    /// Calls are forwarded with their progress and cancellation; what the mounted server asks
-    /// during a call (sampling, elicitation, roots) is asked of the caller's client when the
-    /// mounted client was built with [`forward_server_requests`](crate::client::ClientBuilder::forward_server_requests).
-    /// The lists are read now and again whenever the mounted server announces a change
-    /// (in a 2025-11-25 session; a 2026-07-28 server is read once). A call waits as long as
-    /// the client's [`timeout`](crate::client::ClientBuilder::timeout).
-    ///
-    /// ```no_run
-    /// use mcp_runtime::Server;
-    /// use mcp_runtime::client::Client;
-    ///
-    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-    /// let weather = Client::builder().forward_server_requests().connect_stdio(tokio::process::Command::new("weather")).await?;
-    /// let notes = Client::http("http://127.0.0.1:8080/mcp").await?;
-    /// Server::new("gateway", "1.0").mount("weather", weather).await?.mount("notes", notes).await?.serve_stdio().await?;
-    /// # Ok(()) }
-    /// ```
-    #[cfg(feature = "client")]
-    pub async fn mount(mut self, prefix: &str, client: impl Into<Arc<crate::client::Client>>) -> Result<Self> {
-        let mounted = crate::mount::mount(prefix, client.into(), self.handle()).await?;
-        self.definitions.tools.extend(mounted.tools);
-        self.definitions.resources.extend(mounted.resources);
-        self.definitions.prompts.extend(mounted.prompts);
-        Ok(self)
+    /// Adds items built elsewhere (a mounted server's, [`mount`](Self::mount)).
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) fn add_definitions(&mut self, definitions: Definitions) {
+        self.definitions.tools.extend(definitions.tools);
+        self.definitions.resources.extend(definitions.resources);
+        self.definitions.prompts.extend(definitions.prompts);
     }
 
     /// A handle to change what the server offers while it runs (clients are notified).

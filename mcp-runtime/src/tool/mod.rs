@@ -12,10 +12,10 @@ pub(crate) use confirm::confirm;
 pub use result::{CallToolResult, IntoToolResult, Json};
 
 pub use crate::protocol::Icon;
+pub use descriptor::Str;
 pub use descriptor::TaskSupport;
 use descriptor::ToolDescriptor;
 pub(crate) use descriptor::raw_meta;
-pub use descriptor::Str;
 pub use profile::SchemaProfile;
 use serde::Serialize;
 
