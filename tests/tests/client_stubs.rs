@@ -219,3 +219,25 @@ async fn calls_generated_from_a_saved_surface_reach_server_everything() {
     assert!(serde_json::to_value(&prompt).unwrap().to_string().contains("Paris"), "{prompt:?}");
     client.close().await;
 }
+
+mcp_runtime::client_stubs!(mod python = "data/python-surface.json");
+
+/// Calls generated from the surface of a server written with the official Python SDK
+/// (`tests/python/client_server.py`, in the venv of `scripts/python-env.sh`), over stdio in
+/// both eras: its tools all have output schemas, so each call returns the structured content.
+#[tokio::test]
+async fn calls_generated_from_a_saved_surface_reach_a_python_sdk_server() {
+    for era in [Negotiation::Stateless, Negotiation::Handshake] {
+        let mut command = tokio::process::Command::new(mcp_tests::external::python());
+        command.arg(mcp_tests::external::python_server()).arg("stdio");
+        let client = Client::builder().negotiation(era).connect_stdio(command).await.unwrap();
+        assert_eq!(python::add(&client, 2, 40).await.unwrap(), serde_json::json!({"result": 42}), "{era:?}");
+        let counted = python::count_to(&client, 3).await.unwrap();
+        assert_eq!(counted, serde_json::json!({"result": "counted to 3"}), "{era:?}");
+        let note = python::resources::read_hello(&client).await.unwrap();
+        assert_eq!(serde_json::to_value(&note).unwrap()["contents"][0]["uri"], "note://hello");
+        let greeting = python::prompts::get_greet(&client, "Ada").await.unwrap();
+        assert!(serde_json::to_value(&greeting).unwrap().to_string().contains("Ada"), "{greeting:?}");
+        client.close().await;
+    }
+}

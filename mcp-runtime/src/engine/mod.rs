@@ -373,6 +373,9 @@ impl Connection {
                 cancelled.as_mut().poll(cx).map(|()| None)
             });
             let Some(step) = step.await else { return };
+            // Ended before its answer leaves: a stateless handler waiting on input must not
+            // outlive its round (what it holds, a mounted call, could meet the retry).
+            drop(handler);
             let reply = step.into_reply(call.as_ref(), on_panic, &settings);
             // Encode and wait for room while still in flight, then end the request and queue
             // its answer in one step: `drain` counts the request until its answer is queued,
