@@ -70,13 +70,15 @@ async fn mount(prefix: &str, client: Arc<Client>, handle: ServerHandle) -> Resul
         ));
     }
     let mount = Mount { prefix: prefix.to_owned(), client };
+    // Subscribed first, so a change announced while the lists are read is not missed.
+    let notifications = mount.client.notifications();
     let definitions = Definitions {
         tools: mount.tools().await?,
         resources: mount.resources().await?,
         prompts: mount.prompts().await?,
     };
     let names = Names::of(&definitions);
-    tokio::spawn(watch(Arc::downgrade(&mount.client), mount.client.notifications(), mount.prefix, names, handle));
+    tokio::spawn(watch(Arc::downgrade(&mount.client), notifications, mount.prefix, names, handle));
     Ok(definitions)
 }
 

@@ -108,6 +108,10 @@ async fn a_mounted_servers_tools_are_listed_and_called_under_its_prefix() {
         assert!(matches!(unknown, ClientError::Server(ref e) if e.code == -32602), "{unknown:?}");
         client.close().await;
     }
+    // A prefix that would make names no client accepts is refused, saying what to write.
+    let mounted = Client::builder().connect_http(&url(address)).await.unwrap();
+    let refused = Server::new("gateway", "1.0").mount("my tools", mounted).await.err().expect("a refusal");
+    assert!(refused.to_string().contains("use letters, digits"), "{refused}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
