@@ -37,14 +37,17 @@ pub const METRICS: &[Metric] = &[
     metric("http1_p50", "HTTP, 1 session: p50", "µs", false),
     metric("http1_p99", "HTTP, 1 session: p99", "µs", false),
     metric("http1_cpu", "HTTP, 1 session: server CPU per call", "µs", false),
+    metric("http1_cs", "HTTP, 1 session: server context switches per call", "", false),
     metric("http16_rps", "HTTP, 16 sessions: throughput", "calls/s", true),
     metric("http16_p50", "HTTP, 16 sessions: p50", "µs", false),
     metric("http16_p99", "HTTP, 16 sessions: p99", "µs", false),
     metric("http16_cpu", "HTTP, 16 sessions: server CPU per call", "µs", false),
+    metric("http16_cs", "HTTP, 16 sessions: server context switches per call", "", false),
     metric("http64_rps", "HTTP, 64 sessions: throughput", "calls/s", true),
     metric("http64_p50", "HTTP, 64 sessions: p50", "µs", false),
     metric("http64_p99", "HTTP, 64 sessions: p99", "µs", false),
     metric("http64_cpu", "HTTP, 64 sessions: server CPU per call", "µs", false),
+    metric("http64_cs", "HTTP, 64 sessions: server context switches per call", "", false),
     metric("startup_ms", "start-up (spawn to `initialize` answered), median of the spawns", "ms", false),
     metric("stdio_hwm_kb", "peak memory, stdio run (VmHWM)", "KiB", false),
     metric("http_hwm_kb", "peak memory, HTTP run (VmHWM)", "KiB", false),
@@ -635,8 +638,10 @@ each server sees the machine's moments alike. Then the compile measurement.
   warm-up sessions, VmRSS, 900 sessions opened over 8 connections that are then closed, VmRSS
   after 0.5 s; the delta / 900 (ours refuses a client's 1,001st session by default, and all
   come from 127.0.0.1).
-- **CPU per call**: utime + stime of the server from `/proc/<pid>/stat` (10 ms ticks) over the
-  workload; **context switches per call**: voluntary and involuntary, all the server's threads.
+- **CPU per call**: the time the server's threads ran, in nanoseconds, from
+  `/proc/<pid>/task/*/schedstat`, over the workload (the 10 ms ticks of `/proc/<pid>/stat` were
+  as coarse as the differences measured); **context switches per call**: voluntary and
+  involuntary, all the server's threads (HTTP included).
 - **Sessions in Redis** (issue 17): our server built with the feature `redis`
   (`bench-ours-redis`; `bench-ours`, measured above, is built without it), under the same HTTP
   loads, in three setups, each on fresh processes: its sessions in memory (no `REDIS_URL`); in
