@@ -26,9 +26,9 @@ use crate::tool::descriptor::{TaskSupport, ToolCall, ToolDescriptor};
 use crate::tool::{Str, ToolAnnotations};
 use futures_util::FutureExt as _;
 use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use std::future::IntoFuture as _;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Weak};
 use tokio::sync::broadcast::error::RecvError;
 
 impl Server {
@@ -149,7 +149,7 @@ impl Mount {
         };
         let input_schema = match tool.input_schema {
             Value::Object(schema) => schema,
-            _ => json!({"type": "object"}).as_object().cloned().unwrap_or_default(),
+            _ => Map::from_iter([("type".to_owned(), Value::from("object"))]),
         };
         let output_schema = tool.output_schema.and_then(|schema| schema.as_object().cloned());
         let (client, remote) = (Arc::clone(&self.client), tool.name);
@@ -423,10 +423,9 @@ async fn watch(
     client: Weak<Client>,
     mut notifications: tokio::sync::broadcast::Receiver<Notification>,
     prefix: String,
-    names: Names,
+    mut names: Names,
     handle: ServerHandle,
 ) {
-    let names = Mutex::new(names);
     loop {
         let kinds = match notifications.recv().await {
             Ok(
@@ -446,14 +445,14 @@ async fn watch(
         let Some(client) = client.upgrade() else { return };
         let mount = Mount { prefix: prefix.clone(), client };
         for kind in &kinds {
-            if let Err(error) = refresh(&mount, kind, &names, &handle).await {
+            if let Err(error) = refresh(&mount, kind, &mut names, &handle).await {
                 tracing::warn!(prefix = %prefix, "cannot refresh the mounted server's lists: {error}");
             }
         }
     }
 }
 
-async fn refresh(mount: &Mount, kind: &Notification, names: &Mutex<Names>, handle: &ServerHandle) -> Result<()> {
+async fn refresh(mount: &Mount, kind: &Notification, names: &mut Names, handle: &ServerHandle) -> Result<()> {
     let mut add = Definitions::default();
     match kind {
         Notification::ToolsListChanged => add.tools = mount.tools().await?,
@@ -461,7 +460,6 @@ async fn refresh(mount: &Mount, kind: &Notification, names: &Mutex<Names>, handl
         _ => add.prompts = mount.prompts().await?,
     }
     let fresh = Names::of(&add);
-    let mut names = names.lock().unwrap_or_else(|e| e.into_inner());
     let (old, new) = match kind {
         Notification::ToolsListChanged => (&mut names.tools, fresh.tools),
         Notification::ResourcesListChanged => (&mut names.resources, fresh.resources),

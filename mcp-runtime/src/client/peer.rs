@@ -358,31 +358,21 @@ impl Peer {
         }
     }
 
-    /// Which answerer takes a request of the server: that of the request whose stream carried
-    /// it, else that of the only request in flight with one. Several in flight and nothing
-    /// to tell them apart (stdio): none, rather than ask the wrong user.
-    fn answerer_for(&self, stream: Option<&RequestId>) -> Option<(RequestId, AnswerFn)> {
-        let answerers = lock(&self.answerers);
-        let by_stream = stream.and_then(|id| answerers.iter().find(|answerer| answerer.request == *id));
-        match (by_stream, answerers.as_slice()) {
-            (Some(answerer), _) | (None, [answerer]) => Some((answerer.request.clone(), Arc::clone(&answerer.answer))),
-            _ => None,
-        }
-    }
-
     /// Answers a request of the server, on a task of its own: through the answerer of the
     /// request it was made for, if any, else with the client's handlers.
     fn answer(self: &Arc<Self>, method: String, id: RequestId, params: Value, stream: Option<RequestId>) {
-        let answerer = self.answerer_for(stream.as_ref()).filter(|_| method != "ping");
-        let routed_to = answerer.as_ref().map(|(request, _)| request.clone());
         let peer = Arc::clone(self);
         let key = id.clone();
         // Held until the task is registered, so it cannot unregister itself before that.
         let mut answering = lock(&self.answering);
+        // Held until the task is recorded with its answerer, which aborts it when its request ends.
+        let mut answerers = lock(&self.answerers);
+        let mut routed = answerer_for(&mut answerers, stream.as_ref());
+        let answerer = routed.as_ref().map(|answerer| Arc::clone(&answerer.answer));
         let task = tokio::spawn(async move {
             let answer = match answerer {
-                Some((_, answerer)) => answerer(method.clone(), params).await,
-                _ => peer.handlers.answer(&method, params).await,
+                Some(answerer) => answerer(method.clone(), params).await,
+                None => peer.handlers.answer(&method, params).await,
             };
             if lock(&peer.answering).remove(&id).is_none() {
                 return; // cancelled by the server meanwhile: no answer
@@ -397,10 +387,8 @@ impl Peer {
                 tracing::debug!("mcp client: cannot answer the server's `{method}`: {error}");
             }
         });
-        if let Some(request) = routed_to
-            && let Some(answerer) = lock(&self.answerers).iter_mut().find(|answerer| answerer.request == request)
-        {
-            answerer.tasks.push(task.abort_handle());
+        if let Some(routed) = routed.as_mut() {
+            routed.tasks.push(task.abort_handle());
         }
         answering.insert(key, task.abort_handle());
     }
@@ -457,6 +445,19 @@ impl Peer {
             let params = json!({"requestId": id, "reason": "cancelled by the client"});
             let _ = peer.notify("notifications/cancelled", params).await;
         });
+    }
+}
+
+/// Which answerer takes a request of the server: that of the request whose stream carried it,
+/// else that of the only request in flight with one. Several in flight and nothing to tell
+/// them apart (stdio): none, rather than ask the wrong user.
+fn answerer_for<'a>(answerers: &'a mut [Answerer], stream: Option<&RequestId>) -> Option<&'a mut Answerer> {
+    match stream.and_then(|id| answerers.iter().position(|answerer| answerer.request == *id)) {
+        Some(index) => Some(&mut answerers[index]),
+        None => match answerers {
+            [only] => Some(only),
+            _ => None,
+        },
     }
 }
 
