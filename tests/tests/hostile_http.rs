@@ -246,6 +246,76 @@ async fn a_body_trickled_a_byte_at_a_time_is_cut_off() {
     trickle.abort();
 }
 
+/// A head sent a byte at a time, and a keep-alive connection left idle, are closed after
+/// the header timeout (timed from the connection's opening, then from its last answer); a
+/// call that takes longer than the timeout is answered on its connection all the same.
+#[tokio::test]
+async fn connections_without_a_request_close_after_the_header_timeout_and_slow_calls_do_not() {
+    let timeout = Duration::from_millis(400);
+    let running = start(HttpConfig::default().header_timeout(timeout)).await;
+    let (status, session) = initialize_from([127, 0, 0, 1], running.address).await;
+    assert_eq!(status, 200);
+    let session = session.unwrap();
+
+    // A head trickled a byte at a time.
+    let stream = TcpStream::connect(running.address).await.unwrap();
+    let (mut reading, mut writing) = stream.into_split();
+    let trickle = tokio::spawn(async move {
+        for byte in POST_HEAD.bytes().cycle() {
+            if writing.write_all(&[byte]).await.is_err() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    });
+    let started = tokio::time::Instant::now();
+    let mut answer = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(3), reading.read_to_end(&mut answer)).await;
+    assert!(read.is_ok(), "the trickling connection is still open after 3 s");
+    assert!(started.elapsed() >= timeout - Duration::from_millis(50), "closed before the timeout");
+    trickle.abort();
+
+    // A keep-alive connection: served, then closed once idle for the timeout.
+    let mut stream = TcpStream::connect(running.address).await.unwrap();
+    let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    let head = format!("{POST_HEAD}\r\nmcp-session-id: {session}\r\nmcp-protocol-version: 2025-11-25");
+    let request = format!("{head}\r\ncontent-length: {}\r\n\r\n{ping}", ping.len());
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut buffer = [0u8; 4096];
+    let read = stream.read(&mut buffer).await.unwrap();
+    assert!(String::from_utf8_lossy(&buffer[..read]).starts_with("HTTP/1.1 200"));
+    let answered = tokio::time::Instant::now();
+    let closed = tokio::time::timeout(Duration::from_secs(3), stream.read(&mut buffer)).await;
+    assert_eq!(closed.expect("the idle connection is still open after 3 s").unwrap(), 0, "closed, with nothing sent");
+    assert!(answered.elapsed() >= timeout - Duration::from_millis(50), "closed before the timeout");
+
+    // A call three times as long as the timeout is answered.
+    let nap = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"nap","arguments":{"millis":1200}}}"#;
+    let head = format!("{head}\r\naccept: application/json");
+    assert_eq!(raw_status(running.address, &head, nap).await, 200);
+}
+
+/// Two `Mcp-Session-Id` or two `MCP-Protocol-Version` headers are a bad request: which one
+/// counts would be a guess, and two layers could each take another.
+#[tokio::test]
+async fn two_session_ids_or_two_protocol_versions_are_a_bad_request() {
+    let running = start(HttpConfig::default()).await;
+    let (_, session) = initialize_from([127, 0, 0, 1], running.address).await;
+    let session = session.unwrap();
+    let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    let base = format!("{POST_HEAD}\r\nmcp-session-id: {session}\r\nmcp-protocol-version: 2025-11-25");
+    assert_eq!(raw_status(running.address, &base, ping).await, 200);
+    for extra in [
+        format!("mcp-session-id: {session}"),
+        "mcp-session-id: another".into(),
+        "mcp-protocol-version: 2025-06-18".into(),
+    ] {
+        let answer = raw(TcpStream::connect(running.address).await.unwrap(), &format!("{base}\r\n{extra}"), ping).await;
+        assert_eq!(status_of(&answer), 400, "{extra}: {answer}");
+        assert!(answer.contains("more than one"), "{answer}");
+    }
+}
+
 /// Collects what the test's tracing subscriber writes.
 #[derive(Clone, Default)]
 struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);

@@ -113,6 +113,8 @@ struct Sizes {
     big: u64,
     list: u64,
     http_calls_per_level: u64,
+    /// Only the HTTP load with this many sessions (`--sessions N`), to probe one level.
+    http_sessions_only: Option<usize>,
     idle_sessions: usize,
 }
 
@@ -123,6 +125,7 @@ const FULL: Sizes = Sizes {
     big: 2_000,
     list: 2_000,
     http_calls_per_level: 8_000,
+    http_sessions_only: None,
     idle_sessions: 900,
 };
 const QUICK: Sizes = Sizes {
@@ -132,6 +135,7 @@ const QUICK: Sizes = Sizes {
     big: 200,
     list: 200,
     http_calls_per_level: 1_000,
+    http_sessions_only: None,
     idle_sessions: 900,
 };
 
@@ -145,6 +149,8 @@ struct Args {
     sizes: Sizes,
     only: Option<Vec<String>>,
     placements: Vec<Placement>,
+    /// The stdio scenarios and start-up (`--no-stdio` leaves them out, to probe HTTP alone).
+    stdio: bool,
     http: bool,
     /// The scenarios with the Redis session store (issue 17).
     redis: bool,
@@ -165,6 +171,7 @@ fn parse_args() -> Args {
         sizes: FULL,
         only: None,
         placements: vec![Placement::Pinned, Placement::Unpinned],
+        stdio: true,
         http: true,
         redis: true,
         redis_only: false,
@@ -184,6 +191,9 @@ fn parse_args() -> Args {
             "--pinned" => args.placements = vec![Placement::Pinned],
             "--unpinned" => args.placements = vec![Placement::Unpinned],
             "--no-http" => args.http = false,
+            "--no-stdio" => args.stdio = false,
+            "--sessions" => args.sizes.http_sessions_only = Some(value().parse().expect("--sessions N")),
+            "--http-calls" => args.sizes.http_calls_per_level = value().parse().expect("--http-calls N"),
             "--no-redis" => args.redis = false,
             "--redis-only" => args.redis_only = true,
             "--no-allocations" => args.allocations = false,
@@ -245,7 +255,7 @@ async fn run(mut args: Args) -> Result<()> {
                     eprintln!("{round}: {}", server.name);
                     let s = results.runtime.entry((placement, server.name)).or_default();
                     let exe = Exe { path: bin_dir.join(server.bin), stdio_args: server.stdio_args, cpus };
-                    measure_server(&exe, server.http && args.http, args.sizes, s)
+                    measure_server(&exe, args.stdio, server.http && args.http, args.sizes, s)
                         .await
                         .map_err(|e| format!("{}: {e}", server.name))?;
                 }
@@ -402,9 +412,39 @@ async fn sequential_interleaved(
     Ok(())
 }
 
-async fn measure_server(exe: &Exe, http: bool, sizes: Sizes, s: &mut Samples) -> Result<()> {
+async fn measure_server(exe: &Exe, stdio: bool, http: bool, sizes: Sizes, s: &mut Samples) -> Result<()> {
     let mut push = |key: &'static str, v: f64| s.entry(key).or_default().push(v);
+    if stdio {
+        measure_stdio(exe, sizes, &mut push).await?;
+    }
+    if !http {
+        return Ok(());
+    }
 
+    // HTTP load, then idle sessions, each on a fresh process.
+    let http = HttpServer::spawn(exe).await?;
+    for (sessions, prefix) in HTTP_LEVELS {
+        if sizes.http_sessions_only.is_some_and(|only| only != sessions) {
+            continue;
+        }
+        let load = http.load(sessions, sizes.http_calls_per_level).await?;
+        push(metric_key(&format!("{prefix}_rps")), load.rps);
+        push(metric_key(&format!("{prefix}_p50")), percentile(&load.latencies, 50.0));
+        push(metric_key(&format!("{prefix}_p99")), percentile(&load.latencies, 99.0));
+        push(metric_key(&format!("{prefix}_cpu")), load.cpu_per_call);
+        push(metric_key(&format!("{prefix}_cs")), load.switches_per_call);
+    }
+    push("http_hwm_kb", proc_status_kb(http.pid, "VmHWM")?);
+    drop(http);
+
+    let http = HttpServer::spawn(exe).await?;
+    push("idle_session_bytes", http.idle_sessions(sizes.idle_sessions).await?);
+    drop(http);
+    Ok(())
+}
+
+/// Start-up and the stdio workloads.
+async fn measure_stdio(exe: &Exe, sizes: Sizes, push: &mut impl FnMut(&'static str, f64)) -> Result<()> {
     // Start-up: spawn to the initialize answer, median of several spawns.
     let mut startups = Vec::new();
     for _ in 0..sizes.startups {
@@ -434,26 +474,6 @@ async fn measure_server(exe: &Exe, http: bool, sizes: Sizes, s: &mut Samples) ->
     push("list_p50", percentile(&lat, 50.0));
     push("stdio_hwm_kb", proc_status_kb(server.pid, "VmHWM")?);
     server.close().await?;
-    if !http {
-        return Ok(());
-    }
-
-    // HTTP load, then idle sessions, each on a fresh process.
-    let http = HttpServer::spawn(exe).await?;
-    for (sessions, prefix) in HTTP_LEVELS {
-        let load = http.load(sessions, sizes.http_calls_per_level).await?;
-        push(metric_key(&format!("{prefix}_rps")), load.rps);
-        push(metric_key(&format!("{prefix}_p50")), percentile(&load.latencies, 50.0));
-        push(metric_key(&format!("{prefix}_p99")), percentile(&load.latencies, 99.0));
-        push(metric_key(&format!("{prefix}_cpu")), load.cpu_per_call);
-        push(metric_key(&format!("{prefix}_cs")), load.switches_per_call);
-    }
-    push("http_hwm_kb", proc_status_kb(http.pid, "VmHWM")?);
-    drop(http);
-
-    let http = HttpServer::spawn(exe).await?;
-    push("idle_session_bytes", http.idle_sessions(sizes.idle_sessions).await?);
-    drop(http);
     Ok(())
 }
 

@@ -1,6 +1,7 @@
 //! [`McpBody`], the body of every answer, and the answers themselves: JSON, SSE, empty, and
 //! errors carrying a JSON-RPC error object.
 
+use super::idle::InFlight;
 use super::session::Reader;
 use crate::jsonrpc::{self, ErrorObject};
 use crate::session::outgoing::Outgoing;
@@ -19,6 +20,10 @@ use tokio::sync::mpsc;
 /// send it as it is.
 pub struct McpBody {
     inner: UnsyncBoxBody<Bytes, Infallible>,
+    /// Its request, in flight on its connection until the body is sent ([`serve`]'s head timeout).
+    ///
+    /// [`serve`]: super::McpHttpService::serve
+    in_flight: Option<InFlight>,
 }
 
 impl std::fmt::Debug for McpBody {
@@ -45,12 +50,22 @@ impl Body for McpBody {
 }
 
 impl McpBody {
+    fn new(inner: UnsyncBoxBody<Bytes, Infallible>) -> Self {
+        Self { inner, in_flight: None }
+    }
+
     fn full(bytes: impl Into<Bytes>) -> Self {
-        Self { inner: Full::new(bytes.into()).boxed_unsync() }
+        Self::new(Full::new(bytes.into()).boxed_unsync())
     }
 
     fn empty() -> Self {
-        Self { inner: Empty::new().boxed_unsync() }
+        Self::new(Empty::new().boxed_unsync())
+    }
+
+    /// This body, keeping `in_flight` until it is dropped.
+    pub(super) fn in_flight(mut self, in_flight: Option<InFlight>) -> Self {
+        self.in_flight = in_flight;
+        self
     }
 
     fn events(reader: Reader) -> Self {
@@ -58,7 +73,7 @@ impl McpBody {
             let frame = reader.next().await?;
             Some((Ok::<_, Infallible>(Frame::data(frame)), reader))
         });
-        Self { inner: StreamBody::new(frames).boxed_unsync() }
+        Self::new(StreamBody::new(frames).boxed_unsync())
     }
 }
 
@@ -116,7 +131,7 @@ pub(super) fn message_stream<K: Send + 'static>(
         let done = message.is_response();
         Some((Ok::<_, Infallible>(frame), (None, messages, keep, done)))
     });
-    sse(McpBody { inner: StreamBody::new(frames).boxed_unsync() })
+    sse(McpBody::new(StreamBody::new(frames).boxed_unsync()))
 }
 
 fn sse(body: McpBody) -> Answer {

@@ -33,6 +33,7 @@ pub struct HttpConfig {
     pub(super) max_sessions_per_client: Option<usize>,
     pub(super) handshake_timeout: Duration,
     pub(super) body_timeout: Duration,
+    pub(super) header_timeout: Duration,
     pub(super) max_connections: usize,
     pub(super) sse_retry: Duration,
     pub(super) replay_buffer: usize,
@@ -69,6 +70,7 @@ impl Default for HttpConfig {
             max_sessions_per_client: None,
             handshake_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(30),
+            header_timeout: Duration::from_secs(30),
             max_connections: 1_000,
             sse_retry: Duration::from_secs(1),
             replay_buffer: 1024,
@@ -162,10 +164,19 @@ impl HttpConfig {
     }
 
     /// How long a client may take to send a request's body once its headers are in (default
-    /// 30 s, as hyper's limit on the headers); then it gets 408 and its connection is closed, so a
-    /// body sent a byte at a time cannot hold a connection forever.
+    /// 30 s, as [`header_timeout`](Self::header_timeout)); then it gets 408 and its connection is
+    /// closed, so a body sent a byte at a time cannot hold a connection forever.
     pub fn body_timeout(mut self, timeout: Duration) -> Self {
         self.body_timeout = timeout;
+        self
+    }
+
+    /// How long a connection [`serve`](super::McpHttpService::serve) accepted may go without a
+    /// request once it opens or its last answer is sent (default 30 s, to within a tenth of
+    /// it): a client sending nothing, or a request's headers a byte at a time, has the
+    /// connection closed. A connection with a request in flight (an SSE stream open) is kept.
+    pub fn header_timeout(mut self, timeout: Duration) -> Self {
+        self.header_timeout = timeout;
         self
     }
 

@@ -2,10 +2,7 @@
 //! `GET` (a session's stream, or the resumption of one), `DELETE` (the end of a session).
 
 use super::body::{self, Answer};
-use super::headers::{
-    Accepts, Failure, LAST_EVENT_ID, SESSION_ID, bad_request, check_content_type, check_protocol_version, header,
-    names_stateless_version,
-};
+use super::headers::{Accepts, Failure, LAST_EVENT_ID, RequestHeaders, SESSION_ID, bad_request, header};
 use super::policy::Route;
 use super::service::Inner;
 use super::session::HttpSession;
@@ -18,7 +15,8 @@ use crate::message::{self, Message};
 use crate::session::outgoing::Kind;
 use http_body_util::{BodyExt as _, Limited};
 use hyper::body::{Body, Buf as _, Bytes};
-use hyper::header::{ALLOW, CONNECTION, CONTENT_LENGTH, HeaderMap, HeaderValue};
+use hyper::header::{ALLOW, CONNECTION, HeaderValue};
+use hyper::http::request::Parts;
 use hyper::{Method, Request, StatusCode};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -27,29 +25,40 @@ use tokio::sync::mpsc;
 impl Inner {
     /// Serves one request; `peer`: the client's address when [`serve`](super::McpHttpService::serve)
     /// accepted its connection.
-    pub(super) async fn handle<B>(self: Arc<Self>, request: Request<B>, peer: Option<SocketAddr>) -> Answer
+    pub(super) fn handle<B>(
+        self: Arc<Self>,
+        request: Request<B>,
+        peer: Option<SocketAddr>,
+    ) -> impl Future<Output = Answer>
     where
         B: Body + Send + 'static,
         B::Data: Send,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
+        // The request's parts live in this future, and every layer below borrows them: a
+        // future holds what it is passed (an `async fn` its arguments too), so parts passed
+        // on by value made each layer's future larger than the last (3 KB, copied whenever a
+        // future moves; bench/NOTES.md).
         let (parts, body) = request.into_parts();
-        let config = &self.config;
-        let origin = match security::check(&config.hosts, &config.origins, &parts.uri, &parts.headers) {
-            Ok(origin) => origin,
-            Err(refusal) => {
-                tracing::warn!(host = ?parts.headers.get(hyper::header::HOST), origin = ?parts.headers.get(hyper::header::ORIGIN), "{}", refusal.message);
-                return body::error(refusal.status, code::BAD_REQUEST, refusal.message);
+        async move {
+            let config = &self.config;
+            let headers = RequestHeaders::read(&parts.headers);
+            let origin = match security::check(&config.hosts, &config.origins, &parts.uri, &headers) {
+                Ok(origin) => origin,
+                Err(refusal) => {
+                    tracing::warn!(host = ?parts.headers.get(hyper::header::HOST), origin = ?parts.headers.get(hyper::header::ORIGIN), "{}", refusal.message);
+                    return body::error(refusal.status, code::BAD_REQUEST, refusal.message);
+                }
+            };
+            // Without an `Origin` (not a browser page), CORS costs this one test.
+            let Some(origin) = origin else { return self.respond(&parts, &headers, body, peer).await };
+            if cors::is_preflight(&parts.method, &parts.headers) && self.serves_path(parts.uri.path()) {
+                return cors::preflight(origin, &parts.headers);
             }
-        };
-        // Without an `Origin` (not a browser page), CORS costs this one test.
-        let Some(origin) = origin else { return self.respond(parts, body, peer).await };
-        if cors::is_preflight(&parts.method, &parts.headers) && self.serves_path(parts.uri.path()) {
-            return cors::preflight(origin, &parts.headers);
+            let mut answer = self.respond(&parts, &headers, body, peer).await;
+            cors::expose(&mut answer, origin);
+            answer
         }
-        let mut answer = self.respond(parts, body, peer).await;
-        cors::expose(&mut answer, origin);
-        answer
     }
 
     /// Whether `path` is the endpoint's, or (feature `auth`) one the metadata is served at.
@@ -63,12 +72,7 @@ impl Inner {
 
     /// Serves a request that passed the Host and Origin checks: the metadata (feature `auth`),
     /// else the endpoint, once the caller is authenticated.
-    async fn respond<B>(
-        self: Arc<Self>,
-        parts: hyper::http::request::Parts,
-        body: B,
-        peer: Option<SocketAddr>,
-    ) -> Answer
+    async fn respond<B>(&self, parts: &Parts, headers: &RequestHeaders<'_>, body: B, peer: Option<SocketAddr>) -> Answer
     where
         B: Body + Send + 'static,
         B::Data: Send,
@@ -85,33 +89,40 @@ impl Inner {
         }
         #[cfg(feature = "auth")]
         if let Some(guard) = &self.guard {
-            return match guard.authenticate(&parts).await {
+            return match guard.authenticate(parts).await {
                 // The caller stays current while the engine handles the request.
-                Ok(caller) => crate::auth::with_caller(caller, self.dispatch(parts, body, peer)).await,
+                Ok(caller) => crate::auth::with_caller(caller, self.dispatch(parts, headers, body, peer)).await,
                 Err(refusal) => refusal,
             };
         }
-        self.dispatch(parts, body, peer).await
+        self.dispatch(parts, headers, body, peer).await
     }
 
     /// Serves a request to the MCP endpoint by its method.
-    async fn dispatch<B>(&self, parts: hyper::http::request::Parts, body: B, peer: Option<SocketAddr>) -> Answer
+    async fn dispatch<B>(
+        &self,
+        parts: &Parts,
+        headers: &RequestHeaders<'_>,
+        body: B,
+        peer: Option<SocketAddr>,
+    ) -> Answer
     where
         B: Body + Send + 'static,
         B::Data: Send,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        let stateless_client = names_stateless_version(&parts.headers);
-        match parts.method {
-            Method::POST => self.post(&parts, body, stateless_client, peer).await,
-            Method::GET | Method::DELETE if stateless_client => {
+        let stateless_client = headers.names_stateless_version();
+        match &parts.method {
+            &Method::POST => self.post(parts, headers, body, stateless_client, peer).await,
+            &Method::GET | &Method::DELETE if stateless_client => {
                 let message = "Method Not Allowed: 2026-07-28 clients only POST to the MCP endpoint";
                 let mut answer = body::error(StatusCode::METHOD_NOT_ALLOWED, code::BAD_REQUEST, message);
                 answer.headers_mut().insert(ALLOW, HeaderValue::from_static("POST"));
                 answer
             }
-            Method::GET => self.get(&parts.headers).await,
-            Method::DELETE => self.delete(&parts.headers).await,
+            // Rare, and larger than a `POST`'s future: boxed, so a `POST`'s is not as large.
+            &Method::GET => Box::pin(self.get(headers)).await,
+            &Method::DELETE => Box::pin(self.delete(headers)).await,
             _ => {
                 let message =
                     format!("Method Not Allowed: the MCP endpoint takes POST, GET and DELETE, not {}", parts.method);
@@ -125,8 +136,11 @@ impl Inner {
     /// The session named by the `Mcp-Session-Id` header: 400 without one, 404 for one that
     /// does not exist (any more). With a Redis store, a session this replica has not served
     /// yet is read from the store (503 while it is unreachable).
-    async fn session(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Failure> {
-        let Some(id) = header(headers, SESSION_ID) else {
+    async fn session(&self, headers: &RequestHeaders<'_>) -> Result<Arc<HttpSession>, Failure> {
+        if headers.session_id.repeated {
+            return Err(Failure::bad_request("Bad Request: more than one Mcp-Session-Id header"));
+        }
+        let Some(id) = headers.session_id.text() else {
             return Err(Failure::bad_request("Bad Request: missing session id (the Mcp-Session-Id header)"));
         };
         let not_found = || Failure {
@@ -134,7 +148,6 @@ impl Inner {
             code: code::SESSION_NOT_FOUND,
             message: "Session not found".into(),
         };
-        let id = id.trim();
         let session = match self.sessions.get(id) {
             Some(session) => session,
             #[cfg(feature = "redis")]
@@ -165,7 +178,8 @@ impl Inner {
     /// `stateless_client`: the headers name a 2026-07-28 version.
     async fn post<B>(
         &self,
-        parts: &hyper::http::request::Parts,
+        parts: &Parts,
+        headers: &RequestHeaders<'_>,
         body: B,
         stateless_client: bool,
         peer: Option<SocketAddr>,
@@ -175,13 +189,12 @@ impl Inner {
         B::Data: Send,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        let headers = &parts.headers;
         let accepts = Accepts::of(headers);
         if !accepts.json && !accepts.sse {
             let message = "Not Acceptable: the client must accept application/json or text/event-stream";
             return body::error(StatusCode::NOT_ACCEPTABLE, code::BAD_REQUEST, message);
         }
-        if let Err(failure) = check_content_type(headers) {
+        if let Err(failure) = headers.check_content_type() {
             return failure.answer();
         }
         let limit = self.core.settings.max_message_size;
@@ -189,7 +202,7 @@ impl Inner {
             let message = format!("Payload Too Large: messages are limited to {limit} bytes");
             body::error(StatusCode::PAYLOAD_TOO_LARGE, code::BAD_REQUEST, message)
         };
-        let declared = header(headers, CONTENT_LENGTH).and_then(|v| v.trim().parse::<u64>().ok());
+        let declared = headers.content_length.text().and_then(|v| v.parse::<u64>().ok());
         if declared.is_some_and(|length| length > limit as u64) {
             return too_large();
         }
@@ -214,15 +227,19 @@ impl Inner {
         };
         let is_request = match self.admit(headers, &message, stateless_client) {
             Route::Refused(refusal) => return refusal,
-            Route::Stateless => return stateless::post(&self.core, message, accepts).await,
-            Route::Initialize => return self.initialize(message, accepts, client_of(peer, &parts.extensions)).await,
+            // The other era's requests and a session's first run futures of their own, each as
+            // large as the rest of this one: boxed, so a session's requests do not carry them.
+            Route::Stateless => return Box::pin(stateless::post(&self.core, message, accepts)).await,
+            Route::Initialize => {
+                return Box::pin(self.initialize(message, accepts, client_of(peer, &parts.extensions))).await;
+            }
             Route::Session { is_request } => is_request,
         };
         let session = match self.session(headers).await {
             Ok(session) => session,
             Err(failure) => return failure.answer(),
         };
-        if let Err(failure) = check_protocol_version(headers) {
+        if let Err(failure) = headers.check_protocol_version() {
             return failure.answer();
         }
 
@@ -234,7 +251,8 @@ impl Inner {
             // Notifications and the client's answers produce no message (a broken one only a
             // log line): 202 once handled, so the next message sees its effect.
             let (sink, _) = mpsc::channel(1);
-            session.connection.receive(message, &sink).await;
+            // Boxed like the routes above: a request, the common message, never awaits it.
+            Box::pin(session.connection.receive(message, &sink)).await;
             #[cfg(feature = "redis")]
             if let Err(failure) = self.persist(&session).await {
                 return failure.answer();
@@ -366,7 +384,7 @@ impl Inner {
     }
 
     /// `GET`: the session's stream, or the resumption of the stream named by `Last-Event-ID`.
-    async fn get(&self, headers: &HeaderMap) -> Answer {
+    async fn get(&self, headers: &RequestHeaders<'_>) -> Answer {
         if !Accepts::of(headers).sse {
             let message = "Not Acceptable: GET opens an SSE stream; the client must accept text/event-stream";
             return body::error(StatusCode::NOT_ACCEPTABLE, code::BAD_REQUEST, message);
@@ -375,10 +393,10 @@ impl Inner {
             Ok(session) => session,
             Err(failure) => return failure.answer(),
         };
-        if let Err(failure) = check_protocol_version(headers) {
+        if let Err(failure) = headers.check_protocol_version() {
             return failure.answer();
         }
-        let last_event = match header(headers, LAST_EVENT_ID) {
+        let last_event = match header(headers.all, LAST_EVENT_ID) {
             None => None,
             Some(id) => match sse::parse_event_id(id) {
                 Some(event) => Some(event),
@@ -393,12 +411,12 @@ impl Inner {
     }
 
     /// `DELETE`: ends the session.
-    async fn delete(&self, headers: &HeaderMap) -> Answer {
+    async fn delete(&self, headers: &RequestHeaders<'_>) -> Answer {
         let session = match self.session(headers).await {
             Ok(session) => session,
             Err(failure) => return failure.answer(),
         };
-        if let Err(failure) = check_protocol_version(headers) {
+        if let Err(failure) = headers.check_protocol_version() {
             return failure.answer();
         }
         #[cfg(feature = "redis")]

@@ -13,10 +13,11 @@
 //! |---|---|
 //! | `service.rs` | [`McpHttpService`]: the hyper and tower `Service`, shutdown |
 //! | `serve.rs` | the accept loop and its cap on open connections, graceful shutdown, the session sweeper |
+//! | `idle.rs` | the connections' head timeout: one sweeper on a coarse clock, no timer per request |
 //! | `endpoint.rs` | the endpoint's methods: `POST` (sessions), `GET`, `DELETE` |
 //! | `policy.rs` | what is decided on a decoded message before the engine runs it: scopes, mirrored headers, the era |
 //! | `mirrored.rs` | header values that mirror the body: the Base64 sentinel form, a tool's `Mcp-Param-*` headers against its arguments |
-//! | `headers.rs` | reading the request's headers: `Accept`, `Content-Type`, `MCP-Protocol-Version` |
+//! | `headers.rs` | reading the request's headers, in one pass: `Accept`, `Content-Type`, `MCP-Protocol-Version`... |
 //! | `media.rs` | media types: `Accept` ranges and their q-values, `Content-Type` and its charset |
 //! | `stateless.rs` | 2026-07-28 `POST`s: no session, the status of an error answer |
 //! | `config.rs` | [`HttpConfig`] |
@@ -37,6 +38,7 @@ mod config;
 mod cors;
 mod endpoint;
 mod headers;
+mod idle;
 mod media;
 mod mirrored;
 mod policy;

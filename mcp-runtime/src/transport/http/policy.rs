@@ -4,7 +4,7 @@
 //! (`Mcp-Param-*` ones in `mirrored.rs`), and which era serves it.
 
 use super::body::{self, Answer};
-use super::headers::{PROTOCOL_VERSION, SESSION_ID, header};
+use super::headers::{RequestHeaders, header};
 use super::mirrored::{self, decode_sentinel};
 use super::service::Inner;
 use crate::engine::encode_rejected;
@@ -33,7 +33,7 @@ pub(super) enum Route {
 impl Inner {
     /// The route of a decoded message, or the answer that refuses it. `stateless_client`: the
     /// headers name a 2026-07-28 version.
-    pub(super) fn admit(&self, headers: &HeaderMap, message: &Message<'_>, stateless_client: bool) -> Route {
+    pub(super) fn admit(&self, headers: &RequestHeaders<'_>, message: &Message<'_>, stateless_client: bool) -> Route {
         let request = match message {
             Message::Request(request) => Some(request),
             Message::Notification { .. } | Message::Response { .. } => None,
@@ -42,12 +42,12 @@ impl Inner {
         if let Some(refusal) = request.and_then(|request| self.check_scopes(request)) {
             return Route::Refused(refusal);
         }
-        let has_session = header(headers, SESSION_ID).is_some();
+        let has_session = headers.session_id.first.is_some();
         // The header decides for a 2026-07-28 client; without a session, the body may say so.
         let stateless = stateless_client || (!has_session && request.is_some_and(Request::is_stateless));
         if stateless {
             let mismatch = request.and_then(|request| {
-                header_mismatch(headers, request).or_else(|| self.param_mismatch(headers, request))
+                header_mismatch(headers, request).or_else(|| self.param_mismatch(headers.all, request))
             });
             if let Some(mismatch) = mismatch {
                 let rejected =
@@ -94,11 +94,11 @@ impl Inner {
 }
 
 /// `Some(message)` when the standard headers do not mirror a 2026-07-28 request's body.
-fn header_mismatch(headers: &HeaderMap, request: &Request<'_>) -> Option<String> {
+fn header_mismatch(headers: &RequestHeaders<'_>, request: &Request<'_>) -> Option<String> {
     let method = &request.name;
     let body_version =
         request.stateless_meta.as_ref().and_then(|m| m.get(meta_key::PROTOCOL_VERSION)).and_then(Value::as_str);
-    match (header(headers, PROTOCOL_VERSION).map(str::trim), body_version) {
+    match (headers.protocol_version.text(), body_version) {
         (None, _) => return Some("Header mismatch: the MCP-Protocol-Version header is required".into()),
         (Some(header), Some(body)) if header != body => {
             return Some(format!(
@@ -107,7 +107,7 @@ fn header_mismatch(headers: &HeaderMap, request: &Request<'_>) -> Option<String>
         }
         _ => {}
     }
-    match header(headers, METHOD).map(str::trim) {
+    match header(headers.all, METHOD) {
         None => return Some("Header mismatch: the Mcp-Method header is required".into()),
         Some(value) if value != method => {
             return Some(format!(
@@ -119,7 +119,7 @@ fn header_mismatch(headers: &HeaderMap, request: &Request<'_>) -> Option<String>
     // `Mcp-Name` mirrors the target of the era's methods that have one.
     request.method.filter(|m| m.is_stateless() && m.target() != Target::None)?;
     let expected = request.target.as_deref().unwrap_or_default();
-    match header(headers, NAME).map(str::trim) {
+    match header(headers.all, NAME) {
         None => Some("Header mismatch: the Mcp-Name header is required".into()),
         Some(value) => match decode_sentinel(value) {
             Some(decoded) if decoded == expected => None,

@@ -2,9 +2,10 @@
 //! of [`HttpConfig`](super::HttpConfig).
 
 use super::config::AllowList;
-use hyper::header::{HOST, HeaderName, HeaderValue, ORIGIN};
+use super::headers::RequestHeaders;
+use hyper::header::HeaderValue;
 use hyper::http::uri::Authority;
-use hyper::{HeaderMap, StatusCode, Uri};
+use hyper::{StatusCode, Uri};
 
 const LOOPBACK: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
 
@@ -27,11 +28,15 @@ pub(super) fn check(
     hosts: &AllowList,
     origins: &AllowList,
     uri: &Uri,
-    headers: &HeaderMap,
+    headers: &RequestHeaders<'_>,
 ) -> Result<Option<HeaderValue>, Refusal> {
-    let host = only(headers, HOST)
+    let host = headers
+        .host
+        .only()
         .map_err(|()| Refusal { status: StatusCode::BAD_REQUEST, message: "Bad Request: more than one Host header" })?;
-    let origin = only(headers, ORIGIN)
+    let origin = headers
+        .origin
+        .only()
         .map_err(|()| Refusal { status: StatusCode::FORBIDDEN, message: "Forbidden: more than one Origin header" })?;
     if !hosts.any {
         let host = uri.authority().map(Authority::as_str).or_else(|| host.and_then(|h| h.to_str().ok()));
@@ -46,15 +51,6 @@ pub(super) fn check(
         return Err(ORIGIN_NOT_ALLOWED);
     }
     Ok(origin.cloned())
-}
-
-/// The one value of header `name`, `None` without one; `Err` for two or more.
-fn only(headers: &HeaderMap, name: HeaderName) -> Result<Option<&HeaderValue>, ()> {
-    let mut values = headers.get_all(name).iter();
-    match (values.next(), values.next()) {
-        (first, None) => Ok(first),
-        (Some(_), Some(_)) | (None, Some(_)) => Err(()),
-    }
 }
 
 /// A `Host` value (`uri-host [ ":" port ]`, RFC 9110 §7.2) as its name (in the value's case)
@@ -193,6 +189,11 @@ mod tests {
 
     #[test]
     fn two_hosts_or_two_origins_are_refused() {
+        use hyper::HeaderMap;
+        use hyper::header::{HOST, ORIGIN};
+        let check = |hosts: &AllowList, origins: &AllowList, uri: &Uri, headers: &HeaderMap| {
+            check(hosts, origins, uri, &RequestHeaders::read(headers))
+        };
         let (hosts, origins, uri) = (list(&[]), list(&[]), Uri::from_static("/mcp"));
         let mut headers = HeaderMap::new();
         headers.append(HOST, HeaderValue::from_static("localhost"));

@@ -3,6 +3,7 @@
 
 #[cfg(feature = "tls")]
 use super::TlsConfig;
+use super::idle::{Connections, Watched};
 #[cfg(feature = "tls")]
 use super::tls;
 use super::{HttpConfig, McpHttpService};
@@ -54,9 +55,11 @@ impl McpHttpService {
             tracing::info!("serving MCP over HTTP at {scheme}://{address}{}", self.inner.config.path);
         }
         let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-        let mut http = hyper::server::conn::http1::Builder::new();
-        http.timer(hyper_util::rt::TokioTimer::new());
+        // No timer for hyper: its header timeout made one per request; `idle.rs` times heads.
+        let http = hyper::server::conn::http1::Builder::new();
+        let connections = Connections::new(self.inner.config.header_timeout);
         let sweeper = tokio::spawn(sweep_idle_sessions(Arc::downgrade(&self.inner)));
+        let idle_sweeper = tokio::spawn(Connections::sweep(Arc::downgrade(&connections)));
         let max_connections = self.inner.config.max_connections;
         let open = Arc::new(Semaphore::new(max_connections));
         let mut at_cap = ThrottledWarning::default();
@@ -95,28 +98,25 @@ impl McpHttpService {
                     // with Nagle's algorithm the second waits for the client's delayed ACK
                     // (40 ms on Linux), so every call took 40+ ms (bench/, issue 8).
                     let _ = stream.set_nodelay(true);
+                    let activity = connections.open();
+                    let service = self.for_connection(peer, Arc::clone(&activity));
                     #[cfg(feature = "tls")]
                     if let Some(acceptor) = &tls {
                         // The handshake runs on the connection's task, not in the accept loop.
-                        let (acceptor, watcher, http, service) =
-                            (acceptor.clone(), graceful.watcher(), http.clone(), self.for_peer(peer));
+                        let (acceptor, watcher, http) = (acceptor.clone(), graceful.watcher(), http.clone());
                         tokio::spawn(async move {
                             let _place = place;
                             let Some(stream) = tls::handshake(&acceptor, stream).await else { return };
                             let connection = http.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
-                            if let Err(err) = watcher.watch(connection).await {
-                                tracing::debug!("HTTPS connection ended: {err}");
-                            }
+                            ended("HTTPS", Watched::new(watcher.watch(connection), activity).await);
                         });
                         continue;
                     }
-                    let connection = http.serve_connection(hyper_util::rt::TokioIo::new(stream), self.for_peer(peer));
-                    let connection = graceful.watch(connection);
+                    let connection = http.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+                    let connection = Watched::new(graceful.watch(connection), activity);
                     tokio::spawn(async move {
                         let _place = place;
-                        if let Err(err) = connection.await {
-                            tracing::debug!("HTTP connection ended: {err}");
-                        }
+                        ended("HTTP", connection.await);
                     });
                 }
                 () = &mut shutdown => break,
@@ -124,6 +124,7 @@ impl McpHttpService {
         }
         drop(listener);
         sweeper.abort();
+        idle_sweeper.abort();
         tracing::info!("shutting down: finishing requests in flight");
         let connections_closed = async {
             let limit = self.inner.core.settings.shutdown_grace + Duration::from_secs(1);
@@ -133,6 +134,15 @@ impl McpHttpService {
         };
         tokio::join!(connections_closed, self.shutdown());
         Ok(())
+    }
+}
+
+/// Logs how a connection ended, when not by the client closing it.
+fn ended(scheme: &str, result: Option<std::result::Result<(), hyper::Error>>) {
+    match result {
+        Some(Ok(())) => {}
+        Some(Err(err)) => tracing::debug!("{scheme} connection ended: {err}"),
+        None => tracing::debug!("{scheme} connection closed: no request within the header timeout"),
     }
 }
 

@@ -1,9 +1,11 @@
 //! [`McpHttpService`]: the endpoint as a hyper and tower `Service`, and its shutdown.
 
+use super::idle::Activity;
 use super::sessions::{Limits, Sessions};
 use super::sse::{KeepAlive, StreamSettings};
 use super::{HttpConfig, McpBody};
 use crate::core::ServerCore;
+use futures_util::FutureExt as _;
 use hyper::body::Body;
 use hyper::{Request, Response};
 use std::convert::Infallible;
@@ -59,6 +61,8 @@ pub struct McpHttpService {
     /// The peer of the connection this clone serves ([`serve`](Self::serve) makes one per
     /// connection), passed with each of its requests.
     peer: Option<SocketAddr>,
+    /// That connection's activity, for its head timeout.
+    activity: Option<Arc<Activity>>,
 }
 
 impl std::fmt::Debug for McpHttpService {
@@ -124,12 +128,13 @@ impl McpHttpService {
             replicas.attach(local, &inner.core.catalog);
             inner.core.tasks.share(Arc::clone(replicas) as Arc<dyn crate::tasks::TaskStore>);
         }
-        Ok(Self { peer: None, inner })
+        Ok(Self { peer: None, activity: None, inner })
     }
 
-    /// This service for one connection from `peer`, whose requests then carry its address.
-    pub(super) fn for_peer(&self, peer: SocketAddr) -> Self {
-        Self { inner: Arc::clone(&self.inner), peer: Some(peer) }
+    /// This service for one connection from `peer`, whose requests then carry its address
+    /// and report to `activity`.
+    pub(super) fn for_connection(&self, peer: SocketAddr, activity: Arc<Activity>) -> Self {
+        Self { inner: Arc::clone(&self.inner), peer: Some(peer), activity: Some(activity) }
     }
 
     /// How many sessions are open.
@@ -207,8 +212,13 @@ where
     type Future = Pin<Box<dyn Future<Output = Result<Response<McpBody>, Infallible>> + Send>>;
 
     fn call(&self, request: Request<B>) -> Self::Future {
-        let (inner, peer) = (Arc::clone(&self.inner), self.peer);
-        Box::pin(async move { Ok(inner.handle(request, peer).await) })
+        let in_flight = self.activity.as_ref().map(Activity::request);
+        // Boxed as it is: an `async` block around it would hold the request twice.
+        Box::pin(
+            Arc::clone(&self.inner)
+                .handle(request, self.peer)
+                .map(|answer| Ok(answer.map(|body| body.in_flight(in_flight)))),
+        )
     }
 }
 
