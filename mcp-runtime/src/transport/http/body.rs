@@ -63,8 +63,8 @@ impl McpBody {
     }
 
     /// This body, keeping `in_flight` until it is dropped.
-    pub(super) fn in_flight(mut self, in_flight: Option<InFlight>) -> Self {
-        self.in_flight = in_flight;
+    pub(super) fn in_flight(mut self, in_flight: InFlight) -> Self {
+        self.in_flight = Some(in_flight);
         self
     }
 

@@ -6,7 +6,7 @@ use super::sse::{KeepAlive, StreamSettings};
 use super::{HttpConfig, McpBody};
 use crate::core::ServerCore;
 use futures_util::FutureExt as _;
-use hyper::body::Body;
+use hyper::body::{Body, Incoming};
 use hyper::{Request, Response};
 use std::convert::Infallible;
 use std::future::Future;
@@ -58,11 +58,6 @@ use std::task::Poll;
 #[derive(Clone)]
 pub struct McpHttpService {
     pub(super) inner: Arc<Inner>,
-    /// The peer of the connection this clone serves ([`serve`](Self::serve) makes one per
-    /// connection), passed with each of its requests.
-    peer: Option<SocketAddr>,
-    /// That connection's activity, for its head timeout.
-    activity: Option<Arc<Activity>>,
 }
 
 impl std::fmt::Debug for McpHttpService {
@@ -128,13 +123,27 @@ impl McpHttpService {
             replicas.attach(local, &inner.core.catalog);
             inner.core.tasks.share(Arc::clone(replicas) as Arc<dyn crate::tasks::TaskStore>);
         }
-        Ok(Self { peer: None, activity: None, inner })
+        Ok(Self { inner })
     }
 
-    /// This service for one connection from `peer`, whose requests then carry its address
-    /// and report to `activity`.
-    pub(super) fn for_connection(&self, peer: SocketAddr, activity: Arc<Activity>) -> Self {
-        Self { inner: Arc::clone(&self.inner), peer: Some(peer), activity: Some(activity) }
+    /// The service of one connection [`serve`](Self::serve) accepted from `peer`: its requests
+    /// carry the peer's address and report to the connection's `activity`. Its future is the
+    /// handler's own type, which hyper keeps in the connection's state, where the `Service`
+    /// impls below box a future for every request.
+    pub(super) fn for_connection(
+        &self,
+        peer: SocketAddr,
+        activity: Arc<Activity>,
+    ) -> impl hyper::service::Service<Request<Incoming>, Response = Response<McpBody>, Error = Infallible, Future: Send>
+    + Send
+    + use<> {
+        let inner = Arc::clone(&self.inner);
+        hyper::service::service_fn(move |request| {
+            let in_flight = activity.request();
+            Arc::clone(&inner)
+                .handle(request, Some(peer))
+                .map(move |answer| Ok(answer.map(|body| body.in_flight(in_flight))))
+        })
     }
 
     /// How many sessions are open.
@@ -212,13 +221,8 @@ where
     type Future = Pin<Box<dyn Future<Output = Result<Response<McpBody>, Infallible>> + Send>>;
 
     fn call(&self, request: Request<B>) -> Self::Future {
-        let in_flight = self.activity.as_ref().map(Activity::request);
         // Boxed as it is: an `async` block around it would hold the request twice.
-        Box::pin(
-            Arc::clone(&self.inner)
-                .handle(request, self.peer)
-                .map(|answer| Ok(answer.map(|body| body.in_flight(in_flight)))),
-        )
+        Box::pin(Arc::clone(&self.inner).handle(request, None).map(Ok))
     }
 }
 
