@@ -251,7 +251,9 @@ async fn run(mut args: Args) -> Result<()> {
             if !args.redis_only {
                 eprintln!("{round}: stdio one at a time, the servers interleaved");
                 sequential_interleaved(&bin_dir, &servers, cpus, args.sizes, placement, &mut results.runtime).await?;
-                for server in &servers {
+                // Each round starts one server later, so none is always the first after the
+                // round's other loads (the interleaved stdio run, the Redis scenarios).
+                for server in servers.iter().cycle().skip(run % servers.len()).take(servers.len()) {
                     eprintln!("{round}: {}", server.name);
                     let s = results.runtime.entry((placement, server.name)).or_default();
                     let exe = Exe { path: bin_dir.join(server.bin), stdio_args: server.stdio_args, cpus };

@@ -612,8 +612,8 @@ const METHOD: &str = "## How it is measured
 
 `./bench/run.sh` builds `bench/` (its own cargo workspace, excluded from the main one) in release
 and runs `bench/harness`. A round runs every measurement on every server in turn (ours, rmcp,
-then the ceiling in its two stdio forms), first pinned, then unpinned; the rounds alternate so
-each server sees the machine's moments alike. Then the compile measurement.
+then the ceiling in its two stdio forms, each round starting one server later), first pinned,
+then unpinned; the rounds alternate so each server sees the machine's moments alike. Then the compile measurement.
 
 - **Placement.** Pinned: each server process on CPU 0 and every thread of the client on CPU 1
   (`sched_setaffinity`, as `taskset` does, set in the child before `exec`). Unpinned: both may
