@@ -291,8 +291,24 @@ async fn connections_without_a_request_close_after_the_header_timeout_and_slow_c
 
     // A call three times as long as the timeout is answered.
     let nap = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"nap","arguments":{"millis":1200}}}"#;
-    let head = format!("{head}\r\naccept: application/json");
-    assert_eq!(raw_status(running.address, &head, nap).await, 200);
+    assert_eq!(raw_status(running.address, &format!("{head}\r\naccept: application/json"), nap).await, 200);
+
+    // The session's GET stream, silent for three times the timeout, stays open.
+    let mut stream = TcpStream::connect(running.address).await.unwrap();
+    let get = format!(
+        "GET /mcp HTTP/1.1\r\nhost: localhost\r\naccept: text/event-stream\r\nmcp-session-id: {session}\r\nmcp-protocol-version: 2025-11-25\r\n\r\n"
+    );
+    stream.write_all(get.as_bytes()).await.unwrap();
+    let read = stream.read(&mut buffer).await.unwrap();
+    assert!(String::from_utf8_lossy(&buffer[..read]).starts_with("HTTP/1.1 200"));
+    let quiet = tokio::time::timeout(timeout * 3, async {
+        loop {
+            if stream.read(&mut buffer).await.unwrap() == 0 {
+                return;
+            }
+        }
+    });
+    assert!(quiet.await.is_err(), "the open GET stream was closed");
 }
 
 /// Two `Mcp-Session-Id` or two `MCP-Protocol-Version` headers are a bad request: which one
