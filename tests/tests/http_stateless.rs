@@ -147,6 +147,11 @@ async fn headers_must_mirror_the_body() {
     mismatched["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("v999.0.0");
     let reply = post(&client, &mismatched, &[]).await;
     assert_eq!((reply.status, reply.json().await["error"]["code"].clone()), (StatusCode::BAD_REQUEST, json!(-32020)));
+    // A mismatched value is echoed clipped, however long the client made it.
+    let long = "x".repeat(20_000);
+    let reply = post(&client, &list, &[("mcp-method", &long)]).await;
+    let message = reply.json().await["error"]["message"].as_str().unwrap().to_owned();
+    assert!(message.starts_with("Header mismatch: Mcp-Method") && message.len() < 400, "{message}");
 }
 
 #[tokio::test]

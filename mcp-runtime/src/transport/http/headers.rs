@@ -98,7 +98,8 @@ impl<'a> RequestHeaders<'a> {
             Some(version) => {
                 let supported: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
                 Err(Failure::bad_request(format!(
-                    "Bad Request: unsupported MCP-Protocol-Version `{version}`; this server speaks {}",
+                    "Bad Request: unsupported MCP-Protocol-Version `{}`; this server speaks {}",
+                    crate::clip::clip(version),
                     supported.join(", ")
                 )))
             }

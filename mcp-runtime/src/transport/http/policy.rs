@@ -7,6 +7,7 @@ use super::body::{self, Answer};
 use super::headers::{RequestHeaders, header};
 use super::mirrored::{self, decode_sentinel};
 use super::service::Inner;
+use crate::clip::clip;
 use crate::engine::encode_rejected;
 use crate::jsonrpc::{ErrorObject, Rejected};
 use crate::message::{Message, Request};
@@ -98,11 +99,17 @@ fn header_mismatch(headers: &RequestHeaders<'_>, request: &Request<'_>) -> Optio
     let method = &request.name;
     let body_version =
         request.stateless_meta.as_ref().and_then(|m| m.get(meta_key::PROTOCOL_VERSION)).and_then(Value::as_str);
+    if headers.protocol_version.repeated {
+        return Some("Header mismatch: the MCP-Protocol-Version header is sent more than once".into());
+    }
+    // Values the client sent are echoed clipped: a header may be as long as hyper's limit.
     match (headers.protocol_version.text(), body_version) {
         (None, _) => return Some("Header mismatch: the MCP-Protocol-Version header is required".into()),
         (Some(header), Some(body)) if header != body => {
             return Some(format!(
-                "Header mismatch: MCP-Protocol-Version header value '{header}' does not match body value '{body}'"
+                "Header mismatch: MCP-Protocol-Version header value '{}' does not match body value '{}'",
+                clip(header),
+                clip(body)
             ));
         }
         _ => {}
@@ -111,7 +118,9 @@ fn header_mismatch(headers: &RequestHeaders<'_>, request: &Request<'_>) -> Optio
         None => return Some("Header mismatch: the Mcp-Method header is required".into()),
         Some(value) if value != method => {
             return Some(format!(
-                "Header mismatch: Mcp-Method header value '{value}' does not match body value '{method}'"
+                "Header mismatch: Mcp-Method header value '{}' does not match body value '{}'",
+                clip(value),
+                clip(method)
             ));
         }
         _ => {}
@@ -124,9 +133,11 @@ fn header_mismatch(headers: &RequestHeaders<'_>, request: &Request<'_>) -> Optio
         Some(value) => match decode_sentinel(value) {
             Some(decoded) if decoded == expected => None,
             Some(decoded) => Some(format!(
-                "Header mismatch: Mcp-Name header value '{decoded}' does not match body value '{expected}'"
+                "Header mismatch: Mcp-Name header value '{}' does not match body value '{}'",
+                clip(&decoded),
+                clip(expected)
             )),
-            None => Some(format!("Header mismatch: Mcp-Name header value '{value}' is not valid Base64")),
+            None => Some(format!("Header mismatch: Mcp-Name header value '{}' is not valid Base64", clip(value))),
         },
     }
 }
