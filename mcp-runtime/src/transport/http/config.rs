@@ -175,6 +175,8 @@ impl HttpConfig {
     /// request once it opens or its last answer is sent (default 30 s, to within a tenth of
     /// it): a client sending nothing, or a request's headers a byte at a time, has the
     /// connection closed. A connection with a request in flight (an SSE stream open) is kept.
+    /// Zero closes a connection at the next tick of the sweeper (every 10 ms) that finds it
+    /// with no request in flight.
     pub fn header_timeout(mut self, timeout: Duration) -> Self {
         self.header_timeout = timeout;
         self
