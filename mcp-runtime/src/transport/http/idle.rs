@@ -5,7 +5,7 @@
 //! byte at a time.
 //!
 //! hyper's own `header_read_timeout` made a timer for every request: a timer-wheel entry added
-//! and removed, about 2% of an HTTP call's instructions (bench/NOTES.md). Here a request costs
+//! and removed, about 4% of an HTTP call's instructions (bench/NOTES.md). Here a request costs
 //! an atomic count up and down, and one sweeper reads every connection's activity on a coarse
 //! clock of its own.
 
