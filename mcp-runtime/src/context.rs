@@ -6,6 +6,7 @@ use crate::protocol::{Implementation, ProtocolVersion, RequestMeta};
 use crate::server_requests::input_round::InputRound;
 use crate::session::outgoing::{self, Outgoing, Sink};
 use crate::session::{Cancel, Session};
+use crate::sync::lock;
 use crate::tool::CallToolResult;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -265,7 +266,7 @@ impl Context {
                 (None, Some(total)) => format!("{progress} of {total}"),
                 (None, None) => format!("{progress}"),
             };
-            *task.progress.lock().unwrap_or_else(|e| e.into_inner()) = Some(status);
+            *lock(&task.progress) = Some(status);
             return;
         }
         let Some(progress_token) = self.progress_token() else { return };

@@ -58,6 +58,7 @@ mod session;
 mod settings;
 mod state;
 mod store;
+mod sync;
 mod tasks;
 mod telemetry;
 pub mod testing;

@@ -8,13 +8,14 @@ use crate::jsonrpc::{ErrorObject, code};
 use crate::prompt::PromptDescriptor;
 use crate::resource::ResourceDescriptor;
 use crate::resource::uri_template::{Bindings, UriTemplate};
+use crate::sync::lock;
 use crate::tool::SchemaProfile;
 use crate::tool::descriptor::ToolDescriptor;
 use arc_swap::ArcSwap;
 use foldhash::HashMap;
 use foldhash::HashMapExt as _;
 use serde_json::value::RawValue;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock};
 use tokio::sync::broadcast;
 
 /// One kind of listed item, in registration order, with its wire form and list pages.
@@ -375,7 +376,7 @@ impl Catalog {
             (!edit.add.resources.is_empty() || !edit.remove_resources.is_empty(), Change::Resources),
             (!edit.add.prompts.is_empty() || !edit.remove_prompts.is_empty(), Change::Prompts),
         ];
-        let editing = self.editing.lock().unwrap_or_else(PoisonError::into_inner);
+        let editing = lock(&self.editing);
         self.current.store(Arc::new(apply(&self.current.load(), edit, self.page_size)?));
         drop(editing);
         for (changed, change) in kinds {

@@ -1,11 +1,12 @@
 //! Values keyed by their type: the server's [`State`](crate::State) and each session's
 //! [`SessionState`](crate::SessionState).
 
+use crate::sync::lock;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 /// Values by type.
 #[derive(Default)]
@@ -49,7 +50,7 @@ type Encoder = Box<dyn Fn() -> Option<String> + Send + Sync>;
 
 impl SessionValues {
     fn lock(&self) -> std::sync::MutexGuard<'_, Values> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.0)
     }
 
     /// A value kept in this process only ([`LocalSessionState`](crate::LocalSessionState)).

@@ -8,6 +8,7 @@ use super::JwtKey;
 use super::outbound::{self, without_query};
 use super::token_cache;
 use crate::error::{Error, ErrorKind, Result};
+use crate::sync::lock;
 use reqwest::Url;
 use reqwest::header::{AGE, CACHE_CONTROL, HeaderMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -128,7 +129,7 @@ impl KeyStore {
         // Read before the keys: a fetch that completes after this is one this request waited for.
         let seen = remote.attempts.load(Ordering::Acquire);
         let keys = self.current();
-        let fresh_until = *remote.fresh_until.lock().unwrap_or_else(|e| e.into_inner());
+        let fresh_until = *lock(&remote.fresh_until);
         match fresh_until {
             None => {
                 let _ = self.refresh_detached(seen, timing, Why::First).await;
@@ -197,13 +198,13 @@ impl KeyStore {
                 return Ok(());
             }
         }
-        *remote.last_attempt.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
+        *lock(&remote.last_attempt) = Some(Instant::now());
         let result = remote.fetch(timing).await;
         let outcome = match result {
             Ok((key, ttl)) => {
                 tracing::debug!(keys = key.len(), ttl_secs = ttl.as_secs(), "fetched the authorization server's keys");
                 self.set(key);
-                *remote.fresh_until.lock().unwrap_or_else(|e| e.into_inner()) = Some(token_cache::after(ttl));
+                *lock(&remote.fresh_until) = Some(token_cache::after(ttl));
                 Ok(())
             }
             Err(err) => {
@@ -226,13 +227,13 @@ impl KeyStore {
 
 impl Remote {
     fn cooling_down(&self, timing: Timing) -> bool {
-        let last = *self.last_attempt.lock().unwrap_or_else(|e| e.into_inner());
+        let last = *lock(&self.last_attempt);
         last.is_some_and(|last| last.elapsed() < timing.refetch_interval)
     }
 
     /// The key set, and how long to keep it.
     async fn fetch(&self, timing: Timing) -> Result<(JwtKey, Duration)> {
-        let known = self.jwks_uri.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let known = lock(&self.jwks_uri).clone();
         let uri = match known {
             Some(uri) => uri,
             None => {
@@ -240,7 +241,7 @@ impl Remote {
                     return Err(Error::new(ErrorKind::Auth, "no JWKS URL"));
                 };
                 let uri = discover(issuer, timing.timeout).await?;
-                *self.jwks_uri.lock().unwrap_or_else(|e| e.into_inner()) = Some(uri.clone());
+                *lock(&self.jwks_uri) = Some(uri.clone());
                 uri
             }
         };

@@ -1,6 +1,7 @@
 //! A bounded map from the SHA-256 of a token (and what it was asked for) to what the
 //! authorization server answered, each entry kept until its own deadline.
 
+use crate::sync::lock;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -32,7 +33,7 @@ impl<V: Clone> TokenCache<V> {
 
     /// The value under `key`, unless it is past its deadline.
     pub fn get(&self, key: &Key) -> Option<V> {
-        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let mut entries = lock(&self.entries);
         match entries.get(key) {
             Some((until, value)) if Instant::now() < *until => Some(value.clone()),
             Some(_) => {
@@ -49,7 +50,7 @@ impl<V: Clone> TokenCache<V> {
         if self.capacity == 0 || until <= Instant::now() {
             return;
         }
-        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let mut entries = lock(&self.entries);
         if entries.len() >= self.capacity && !entries.contains_key(&key) {
             let now = Instant::now();
             entries.retain(|_, (deadline, _)| *deadline > now);
@@ -65,7 +66,7 @@ impl<V: Clone> TokenCache<V> {
 
     #[cfg(test)]
     pub fn len(&self) -> usize {
-        self.entries.lock().unwrap_or_else(|e| e.into_inner()).len()
+        lock(&self.entries).len()
     }
 }
 

@@ -4,6 +4,7 @@
 use super::types::{ElicitationRequest, Notification};
 use crate::jsonrpc::ErrorObject;
 use crate::server_requests::{Elicitation, Root, Sampled, Sampling};
+use crate::sync::lock;
 use futures_util::future::BoxFuture;
 use serde_json::{Map, Value, json};
 use std::sync::{Arc, Mutex};
@@ -69,7 +70,7 @@ impl Handlers {
             }
             "roots/list" => {
                 let roots = self.roots.as_ref().ok_or_else(not_offered)?;
-                let roots = roots.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                let roots = lock(roots).clone();
                 Ok(json!({ "roots": roots }))
             }
             _ => Err(not_offered()),

@@ -7,6 +7,7 @@ use super::sse;
 use super::transport::{Inbound, Inbox, Outbound};
 use crate::jsonrpc::RequestId;
 use crate::protocol::ProtocolVersion;
+use crate::sync::lock;
 use base64::Engine as _;
 use futures_util::StreamExt as _;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue};
@@ -335,8 +336,4 @@ fn header_text(value: &str) -> HeaderValue {
 
 fn transport(error: reqwest::Error) -> ClientError {
     ClientError::Transport(error.to_string())
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }

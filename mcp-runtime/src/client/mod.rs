@@ -54,6 +54,7 @@ use crate::prompt::GetPromptResult;
 use crate::protocol::ProtocolVersion;
 use crate::resource::{ReadResourceResult, ResourceEntry};
 use crate::server_requests::Root;
+use crate::sync::lock;
 use crate::tool::CallToolResult;
 use futures_util::future::BoxFuture;
 pub(crate) use handlers::{AnswerFn, elicitation_result};
@@ -397,7 +398,7 @@ impl Client {
         let Some(offered) = &self.peer.handlers.roots else {
             return Err(ClientError::Unsupported("roots (the client was built without ClientBuilder::roots)"));
         };
-        *offered.lock().unwrap_or_else(|e| e.into_inner()) = roots;
+        *lock(offered) = roots;
         if self.peer.is_stateless() {
             return Ok(());
         }
@@ -519,8 +520,4 @@ impl ParamHeader {
         };
         Some((self.header.clone(), text))
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -12,6 +12,7 @@ use crate::CancellationToken;
 use crate::jsonrpc::{self, ErrorObject, RequestId};
 use crate::logging::LoggingLevel;
 use crate::protocol::{Implementation, ProtocolVersion, meta_key};
+use crate::sync::lock;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
@@ -500,8 +501,4 @@ impl Drop for Outstanding<'_> {
             lock(&self.peer.pending).remove(self.id);
         }
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }

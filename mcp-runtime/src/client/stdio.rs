@@ -3,6 +3,7 @@
 
 use super::error::ClientError;
 use super::transport::{Inbound, Inbox, Outbound};
+use crate::sync::lock;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -52,7 +53,7 @@ impl StdioTransport {
             tokio::spawn(async move {
                 let mut chunk = [0u8; 4096];
                 while let Ok(n @ 1..) = pipe.read(&mut chunk).await {
-                    sink.lock().unwrap_or_else(|e| e.into_inner()).extend_from_slice(&chunk[..n]);
+                    lock(&sink).extend_from_slice(&chunk[..n]);
                 }
             });
             buffer
@@ -98,7 +99,7 @@ impl StdioTransport {
     /// What the child wrote on stderr so far, when it is captured.
     pub fn stderr(&self) -> Option<String> {
         let buffer = self.stderr.as_ref()?;
-        Some(String::from_utf8_lossy(&buffer.lock().unwrap_or_else(|e| e.into_inner())).into_owned())
+        Some(String::from_utf8_lossy(&lock(buffer)).into_owned())
     }
 
     /// Closes the child's stdin, waits a little for it to exit, then kills it.

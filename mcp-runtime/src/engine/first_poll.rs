@@ -9,9 +9,10 @@
 //! (HTTP) a first poll runs on a runtime worker and is timed instead: one that took longer than
 //! the threshold is reported when it returns.
 
+use crate::sync::lock;
 use std::collections::HashSet;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 /// How long a first poll may run before the watchdog reports it as blocking (once per handler).
@@ -25,7 +26,7 @@ pub(crate) const OTHER_HANDLER: &str = "a resource, prompt or completion handler
 /// for longer than [`BLOCKING_THRESHOLD`].
 pub(crate) fn report_blocking(handler: &'static str) {
     static REPORTED: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
-    let mut reported = REPORTED.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut reported = lock(&REPORTED);
     if reported.get_or_insert_with(HashSet::new).insert(handler) {
         tracing::warn!(
             handler,
@@ -55,7 +56,7 @@ impl FirstPolls {
     pub fn enter(&self, handler: &'static str) {
         let (address, len) = (handler.as_ptr() as usize, handler.len());
         if self.named.0.load(Ordering::Relaxed) != address || self.named.1.load(Ordering::Relaxed) != len {
-            *self.handler.lock().unwrap_or_else(PoisonError::into_inner) = handler;
+            *lock(&self.handler) = handler;
             self.named.0.store(address, Ordering::Relaxed);
             self.named.1.store(len, Ordering::Relaxed);
         }
@@ -77,7 +78,7 @@ impl FirstPolls {
 
     /// The handler of the latest first poll.
     pub fn handler(&self) -> &'static str {
-        *self.handler.lock().unwrap_or_else(PoisonError::into_inner)
+        *lock(&self.handler)
     }
 }
 

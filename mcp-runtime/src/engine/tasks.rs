@@ -20,6 +20,7 @@ use crate::protocol::Method;
 use crate::router::{self, Handler, Outcome, PanicAnswer, Reply, Route, Run, Task};
 use crate::server_requests::input_round::missing_capability;
 use crate::session::outgoing::Sink;
+use crate::sync::lock;
 use crate::tasks::{EXTENSION, Signal, Status, StoredTask, TaskRecord, TaskStore, Tasks};
 use crate::tool::TaskSupport;
 use serde::Deserialize;
@@ -61,7 +62,7 @@ impl Flavor {
         let link = match self {
             Self::Extension(_, link) | Self::Session(link) => link,
         };
-        link.progress.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        lock(&link.progress).clone()
     }
 
     /// A finished handler's result for the record, or the error that fails the task.

@@ -34,6 +34,7 @@ use crate::message::Request;
 use crate::protocol::ProtocolVersion;
 use crate::session::Session;
 use crate::session::outgoing::{Kind, Outgoing};
+use crate::sync::lock;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::sync::{Arc, Mutex};
@@ -284,7 +285,7 @@ pub(crate) struct Watch {
 impl Watch {
     /// Shows `answer` to the watchers, innermost first; later calls do nothing.
     pub fn finish(&self, answer: Option<&Outgoing>) {
-        let watchers = std::mem::take(&mut *self.watchers.lock().unwrap_or_else(|e| e.into_inner()));
+        let watchers = std::mem::take(&mut *lock(&self.watchers));
         if watchers.is_empty() {
             return;
         }

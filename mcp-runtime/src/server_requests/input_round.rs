@@ -10,6 +10,7 @@
 
 use super::{ClientError, declared, without_meta};
 use crate::jsonrpc::ErrorObject;
+use crate::sync::lock;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
@@ -32,10 +33,6 @@ pub(crate) struct InputRound {
     /// Whoever polls the handler: woken by a request made off the handler's own future (a
     /// task it spawned, a mounted server's request), which would otherwise go unseen.
     watcher: Mutex<Option<std::task::Waker>>,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The JSON-RPC error for a request that needs a capability the client did not declare.
@@ -78,7 +75,7 @@ impl InputRound {
         capabilities: Option<&Map<String, Value>>,
     ) -> Result<R, ClientError> {
         if !declared(capabilities, capability.1) {
-            *self.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(missing_capability(capability.1));
+            *lock(&self.failure) = Some(missing_capability(capability.1));
             return Err(ClientError::Unsupported { capability: capability.0 });
         }
         let key = key.unwrap_or_else(|| {
@@ -136,7 +133,7 @@ impl InputRound {
     }
 
     pub fn take_failure(&self) -> Option<ErrorObject> {
-        self.failure.lock().unwrap_or_else(|e| e.into_inner()).take()
+        lock(&self.failure).take()
     }
 }
 

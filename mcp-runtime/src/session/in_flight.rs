@@ -3,9 +3,10 @@
 
 use crate::jsonrpc::RequestId;
 use crate::session::outgoing::Sink;
+use crate::sync::lock;
 use foldhash::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 /// A request in flight, as the session layer sees it: something to cancel. (The engine's
 /// request context; held as this so the layer below the context does not name it.)
@@ -97,7 +98,7 @@ impl InFlight {
 
     fn edit<T>(&self, change: impl FnOnce(&mut HashMap<RequestId, Arc<dyn Cancel>>) -> T) -> T {
         // A panic while locked (an allocation failure) leaves the table consistent.
-        let mut table = self.table.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut table = lock(&self.table);
         let outcome = change(&mut table);
         self.len.store(table.len(), Ordering::Release);
         outcome

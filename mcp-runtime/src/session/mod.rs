@@ -16,6 +16,7 @@ use crate::logging::LoggingLevel;
 use crate::protocol::{Implementation, ProtocolVersion};
 use crate::server_requests::root::Root;
 use crate::settings::Settings;
+use crate::sync::lock;
 use crate::type_map::SessionValues;
 use budget::Budget;
 use foldhash::{HashMap, HashMapExt as _};
@@ -93,10 +94,6 @@ pub(crate) struct Session {
 /// What a subscription keeps: its URI and a set entry.
 fn subscription_bytes(uri: &str) -> usize {
     uri.len() + 2 * std::mem::size_of::<String>()
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Session {

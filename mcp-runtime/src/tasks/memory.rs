@@ -1,6 +1,7 @@
 //! Task records in this process: the default store.
 
 use super::{Signal, StoredTask, TaskStore, Unavailable};
+use crate::sync::lock;
 use futures_util::future::BoxFuture;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -14,7 +15,7 @@ pub(crate) struct MemoryTasks {
 
 impl MemoryTasks {
     fn with_records<T>(&self, f: impl FnOnce(&mut HashMap<String, (StoredTask, Option<Instant>)>) -> T) -> T {
-        let mut records = self.records.lock().unwrap_or_else(|e| e.into_inner());
+        let mut records = lock(&self.records);
         let now = Instant::now();
         records.retain(|_, (_, expires)| expires.is_none_or(|at| at > now));
         f(&mut records)

@@ -9,6 +9,7 @@ pub(crate) mod time;
 
 pub(crate) use memory::MemoryTasks;
 
+use crate::sync::lock;
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -140,10 +141,6 @@ pub(crate) struct Tasks {
     /// How long a task's record is kept after it was created.
     pub ttl: Option<Duration>,
     pub poll_interval: Duration,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Tasks {

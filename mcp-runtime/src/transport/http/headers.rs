@@ -166,11 +166,7 @@ impl Accepts {
 
 /// The first value of header `name` as text, as [`Seen::text`] reads it.
 pub(super) fn header(headers: &HeaderMap, name: HeaderName) -> Option<&str> {
-    let mut seen = Seen::default();
-    if let Some(value) = headers.get(name) {
-        seen.see(value);
-    }
-    seen.text()
+    Seen { first: headers.get(name), repeated: false }.text()
 }
 
 pub(super) fn bad_request(message: impl Into<String>) -> Answer {

@@ -9,6 +9,7 @@
 //! an atomic count up and down, and one sweeper reads every connection's activity on a coarse
 //! clock of its own.
 
+use crate::sync::lock;
 use futures_util::task::AtomicWaker;
 use std::future::Future;
 use std::pin::Pin;
@@ -55,7 +56,7 @@ impl Connections {
             closed: AtomicBool::new(false),
             waker: AtomicWaker::new(),
         });
-        self.open.lock().unwrap_or_else(|e| e.into_inner()).push(Arc::downgrade(&activity));
+        lock(&self.open).push(Arc::downgrade(&activity));
         activity
     }
 
@@ -63,20 +64,13 @@ impl Connections {
     /// timeout. Holds the connections weakly, so it ends with the last of them and the server.
     pub async fn sweep(connections: Weak<Self>) {
         let Some(tick) = connections.upgrade().map(|c| c.tick()) else { return };
-        let mut interval = tokio::time::interval(tick);
-        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        interval.tick().await;
-        loop {
-            interval.tick().await;
-            let Some(connections) = connections.upgrade() else { return };
-            connections.sweep_once();
-        }
+        super::sse::every(tick, connections, Self::sweep_once).await;
     }
 
     fn sweep_once(&self) {
         let now = self.now.fetch_add(1, Relaxed) + 1;
         let ticks = self.timeout.as_nanos().div_ceil(self.tick().as_nanos().max(1)) as u64;
-        self.open.lock().unwrap_or_else(|e| e.into_inner()).retain(|activity| {
+        lock(&self.open).retain(|activity| {
             let Some(activity) = activity.upgrade() else { return false };
             let idle = activity.in_flight.load(Relaxed) == 0
                 && now.saturating_sub(activity.last_active.load(Relaxed)) >= ticks;

@@ -8,9 +8,10 @@ use crate::core::ServerCore;
 use crate::engine::Connection;
 use crate::session::budget::Budget;
 use crate::session::outgoing::{Outgoing, Sink};
+use crate::sync::lock;
 use hyper::body::Bytes;
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use tokio::sync::mpsc;
 
@@ -23,10 +24,6 @@ const RETAINED_STREAMS: usize = 32;
 /// Unused request sinks kept for the session's next requests (one per concurrent `POST` is
 /// enough; clients rarely run more at once).
 const SPARE_SINKS: usize = 4;
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 pub(super) struct HttpSession {
     pub id: String,

@@ -2,10 +2,11 @@
 //! handshake timeout and the idle timeout.
 
 use super::session::HttpSession;
+use crate::sync::lock;
 use std::collections::{HashMap, VecDeque};
 use std::net::{IpAddr, Ipv6Addr};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 pub(super) struct Sessions {
@@ -134,10 +135,6 @@ impl Table {
         }
         expired
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A new session id: 128 random bits from the operating system, as 32 hex digits (visible

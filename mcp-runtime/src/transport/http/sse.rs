@@ -14,9 +14,10 @@
 //! sent them) are dropped oldest first to make room.
 
 use crate::session::budget::Budget;
+use crate::sync::lock;
 use hyper::body::Bytes;
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, MutexGuard, Once};
+use std::sync::{Arc, Mutex, Once};
 use std::time::Duration;
 use tokio::sync::Notify;
 
@@ -136,10 +137,6 @@ struct State {
     stop_before: Option<u64>,
     /// The first seq no reader has sent yet: where a fresh (not resuming) `GET` starts.
     undelivered: u64,
-}
-
-fn lock(mutex: &Mutex<State>) -> MutexGuard<'_, State> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl EventStream {

@@ -10,10 +10,11 @@
 
 use super::streams::Output;
 use crate::session::outgoing::Outgoing;
+use crate::sync::lock;
 use std::collections::VecDeque;
 use std::io::{self, IoSlice};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Wake, Waker};
 use std::thread::Thread;
 use std::time::Duration;
@@ -118,7 +119,7 @@ impl Writer {
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
         // A panic while locked (an allocation failure) leaves the state consistent enough to write.
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.state)
     }
 
     /// The writer thread's loop: sleeps until a handler queues a message, then writes.

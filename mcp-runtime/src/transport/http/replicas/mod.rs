@@ -30,10 +30,11 @@ mod tasks;
 use super::sse::StreamSettings;
 use crate::registry::{Catalog, Change};
 use crate::store::RedisStore;
+use crate::sync::lock;
 use foldhash::{HashMap, HashMapExt as _};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use std::future::Future;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 
@@ -77,10 +78,6 @@ pub(super) trait LocalSessions: Send + Sync {
     fn signal_task(&self, task: &str, signal: crate::tasks::Signal);
     /// A task changed on another replica.
     fn task_changed(&self, task: &crate::tasks::TaskRecord);
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Replicas {

@@ -16,11 +16,12 @@ use super::{Replicas, Unavailable};
 use crate::jsonrpc::RequestId;
 use crate::session::Session;
 use crate::session::outgoing::{Outgoing, Sink};
+use crate::sync::lock;
 use hyper::body::Bytes;
 use redis::Value;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::{Notify, mpsc};
 
@@ -81,10 +82,6 @@ return append(KEYS[1], 'e', ARGV[1], ARGV[2], ARGV[3], ARGV[4])
 /// How long a reader waits on a request's stream before it asks whether the replica running
 /// the request is still alive.
 const ORPHAN_CHECK_AFTER: Duration = Duration::from_secs(3);
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// The kinds of entries.
 mod kind {
