@@ -8,7 +8,7 @@ use super::JwtKey;
 use super::outbound::{self, without_query};
 use super::token_cache;
 use crate::error::{Error, ErrorKind, Result};
-use crate::sync::lock;
+use crate::sync::{lock, read, write};
 use reqwest::Url;
 use reqwest::header::{AGE, CACHE_CONTROL, HeaderMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -112,11 +112,11 @@ impl KeyStore {
     }
 
     pub fn current(&self) -> Arc<JwtKey> {
-        Arc::clone(&self.current.read().unwrap_or_else(|e| e.into_inner()))
+        Arc::clone(&read(&self.current))
     }
 
     pub fn set(&self, key: JwtKey) {
-        *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(key);
+        *write(&self.current) = Arc::new(key);
     }
 
     /// The keys to check a token whose header names `kid` with: fetched first if there are

@@ -12,7 +12,7 @@ use crate::CancellationToken;
 use crate::jsonrpc::{self, ErrorObject, RequestId};
 use crate::logging::LoggingLevel;
 use crate::protocol::{Implementation, ProtocolVersion, meta_key};
-use crate::sync::lock;
+use crate::sync::{lock, read, write};
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
@@ -147,15 +147,11 @@ impl Peer {
     }
 
     pub fn set_details(&self, details: ServerDetails) {
-        *self.details.write().unwrap_or_else(|e| e.into_inner()) = Some(details);
+        *write(&self.details) = Some(details);
     }
 
     pub fn is_stateless(&self) -> bool {
-        self.details
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .as_ref()
-            .is_some_and(|d| d.protocol_version.is_stateless())
+        read(&self.details).as_ref().is_some_and(|d| d.protocol_version.is_stateless())
     }
 
     pub fn set_log_level(&self, level: LoggingLevel) {
