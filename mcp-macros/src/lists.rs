@@ -105,13 +105,13 @@ pub(crate) fn expand(input: TokenStream, list: &List) -> TokenStream {
         },
     );
     let descriptors =
-        paths.iter().map(|path| quote_spanned!(path.span()=> <#path as #krate::__private::#def_trait>::descriptor()));
+        paths.iter().map(|path| quote_spanned!(path.span()=> <#path as #krate::__private::#def_trait>::descriptor));
     let errors = errors.finish().err().map(|error| error.to_compile_error());
     quote! {{
         #errors
         const __MCP_NAMES: [&str; #count] = [#(#names),*];
         #(#checks)*
-        #krate::#set::from_descriptors(::std::vec![#(#descriptors),*])
+        #krate::#set::from_fns(&[#(#descriptors),*])
     }}
 }
 

@@ -106,8 +106,11 @@ pub struct PromptSet {
 }
 
 impl PromptSet {
+    /// What the list macro builds: each item's descriptor function, called once here (a
+    /// slice of functions rather than an array of descriptors, which the caller would build
+    /// on its stack and copy).
     #[doc(hidden)]
-    pub fn from_descriptors(prompts: Vec<PromptDescriptor>) -> Self {
-        Self { prompts }
+    pub fn from_fns(descriptors: &[fn() -> PromptDescriptor]) -> Self {
+        Self { prompts: descriptors.iter().map(|descriptor| descriptor()).collect() }
     }
 }

@@ -233,8 +233,11 @@ pub struct ResourceSet {
 }
 
 impl ResourceSet {
+    /// What the list macro builds: each item's descriptor function, called once here (a
+    /// slice of functions rather than an array of descriptors, which the caller would build
+    /// on its stack and copy).
     #[doc(hidden)]
-    pub fn from_descriptors(resources: Vec<ResourceDescriptor>) -> Self {
-        Self { resources }
+    pub fn from_fns(descriptors: &[fn() -> ResourceDescriptor]) -> Self {
+        Self { resources: descriptors.iter().map(|descriptor| descriptor()).collect() }
     }
 }

@@ -145,9 +145,7 @@ impl Server {
     /// Adds items built elsewhere (a mounted server's, [`mount`](Self::mount)).
     #[cfg_attr(not(feature = "client"), allow(dead_code))]
     pub(crate) fn add_definitions(&mut self, definitions: Definitions) {
-        self.definitions.tools.extend(definitions.tools);
-        self.definitions.resources.extend(definitions.resources);
-        self.definitions.prompts.extend(definitions.prompts);
+        self.definitions.append(definitions);
     }
 
     /// A handle to change what the server offers while it runs (clients are notified).
@@ -287,19 +285,19 @@ impl Server {
 
     /// Adds tools, usually `tools![a, b, c]`. They are listed in this order.
     pub fn tools(mut self, tools: ToolSet) -> Self {
-        self.definitions.tools.extend(tools.tools);
+        self.definitions.append(Definitions { tools: tools.tools, ..Definitions::default() });
         self
     }
 
     /// Adds resources and resource templates, usually `resources![a, b]`.
     pub fn resources(mut self, resources: ResourceSet) -> Self {
-        self.definitions.resources.extend(resources.resources);
+        self.definitions.append(Definitions { resources: resources.resources, ..Definitions::default() });
         self
     }
 
     /// Adds prompts, usually `prompts![a, b]`.
     pub fn prompts(mut self, prompts: PromptSet) -> Self {
-        self.definitions.prompts.extend(prompts.prompts);
+        self.definitions.append(Definitions { prompts: prompts.prompts, ..Definitions::default() });
         self
     }
 

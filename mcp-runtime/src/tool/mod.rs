@@ -64,9 +64,12 @@ pub struct ToolSet {
 }
 
 impl ToolSet {
+    /// What the list macro builds: each item's descriptor function, called once here (a
+    /// slice of functions rather than an array of descriptors, which the caller would build
+    /// on its stack and copy).
     #[doc(hidden)]
-    pub fn from_descriptors(tools: Vec<ToolDescriptor>) -> Self {
-        Self { tools }
+    pub fn from_fns(descriptors: &[fn() -> ToolDescriptor]) -> Self {
+        Self { tools: descriptors.iter().map(|descriptor| descriptor()).collect() }
     }
 
     /// The number of tools.
