@@ -7,6 +7,9 @@ to the first server's median:
 
     python3 bench/startup.py bench/target/release/bench-ceiling bench/target/release/bench-ours
     python3 bench/startup.py --rounds 300 --cpu 0 bench/target/release/bench-ceiling other-build
+    python3 bench/startup.py bench/target/release/bench-ceiling "bench/target/release/bench-ours current-thread"
+
+A server given with arguments (quoted, as one) is started with them.
 
 `--cpu N` runs the servers on CPU N only (set before `exec`, as the harness pins them); run
 this script itself elsewhere (`taskset -c 1 python3 ...`) to keep it off that CPU. The harness
@@ -15,6 +18,7 @@ measures the same thing over 20 spawns a round; this is for comparing builds, qu
 
 import argparse
 import os
+import shlex
 import statistics
 import subprocess
 import time
@@ -29,7 +33,7 @@ def spawn_to_answer(exe, cpu):
     pin = (lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None
     start = time.perf_counter()
     server = subprocess.Popen(
-        [exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, preexec_fn=pin
+        shlex.split(exe), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, preexec_fn=pin
     )
     server.stdin.write(INITIALIZE)
     server.stdin.flush()

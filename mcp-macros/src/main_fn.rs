@@ -1,24 +1,50 @@
 //! `#[mcp_runtime::main]`: `async fn main` on the runtime's tokio, without a tokio dependency.
 
 use crate::diagnostics::{Errors, with_item};
-use crate::handler::options::{crate_option, crate_path, parse_options};
+use crate::handler::options::{crate_option, crate_path, integer, parse_options, string};
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
-use syn::{Item, ItemFn};
+use syn::{Item, ItemFn, LitInt, LitStr};
+
+const OPTIONS: &str = "`#[mcp_runtime::main]` takes `flavor = \"current_thread\"` (a runtime on the main thread \
+     alone), `worker_threads = N` (the multi-threaded runtime's workers; one per CPU by default) and \
+     `crate = \"...\"` (the path the runtime is known by)";
 
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
-    let mut krate = None;
+    let (mut krate, mut flavor, mut workers) = (None, None, None::<LitInt>);
     parse_options(attr, &mut errors, |meta, errors| {
         if meta.path.is_ident("crate") {
             return crate_option(&meta, errors, &mut krate);
         }
-        Err(meta.error(
-            "`#[mcp_runtime::main]` takes one option, `crate = \"...\"` (the path the runtime is known by): it \
-             always runs a multi-threaded tokio runtime (for another one, build it with `tokio::runtime::Builder` \
-             in a plain `fn main`)",
-        ))
+        if meta.path.is_ident("flavor") {
+            return string(&meta, errors, &mut flavor, "flavor = \"current_thread\"");
+        }
+        if meta.path.is_ident("worker_threads") {
+            return integer(&meta, errors, &mut workers, "worker_threads = 4");
+        }
+        Err(meta.error(OPTIONS))
     });
+    let current_thread = match flavor.as_ref().map(LitStr::value).as_deref() {
+        None | Some("multi_thread") => false,
+        Some("current_thread") => true,
+        Some(_) => {
+            errors.error(
+                &flavor,
+                "`flavor` is \"current_thread\" (the main thread runs the runtime alone: the quickest start, \
+                 for a server served over stdio, whose connection has a thread of its own) or \"multi_thread\" \
+                 (the default, for HTTP)",
+            );
+            false
+        }
+    };
+    if let Some(workers) = &workers {
+        if current_thread {
+            errors.error(workers, "a current-thread runtime has no worker threads: remove `worker_threads`");
+        } else if workers.base10_parse::<usize>().is_ok_and(|n| n == 0) {
+            errors.error(workers, "`worker_threads` is at least 1");
+        }
+    }
     let krate = crate_path(krate.as_ref());
     let function = match syn::parse2::<Item>(item.clone()) {
         Ok(Item::Fn(function)) => function,
@@ -38,10 +64,15 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     // Once the function returns, work still running on the runtime (a handler blocking a worker
     // or a blocking-pool thread) gets `SHUTDOWN_TIMEOUT`, not forever, so it cannot keep the
     // process alive after the server has stopped.
+    let builder = match (current_thread, workers) {
+        (true, _) => quote!(new_current_thread()),
+        (false, None) => quote!(new_multi_thread()),
+        (false, Some(workers)) => quote!(new_multi_thread().worker_threads(#workers)),
+    };
     let expanded = quote! {
         #(#attrs)*
         #vis #sig {
-            let __mcp_runtime = #krate::__private::tokio::runtime::Builder::new_multi_thread()
+            let __mcp_runtime = #krate::__private::tokio::runtime::Builder::#builder
                 .enable_all()
                 .build()
                 .expect("failed to start the tokio runtime");

@@ -8,7 +8,7 @@ use crate::jsonrpc::{ErrorObject, code};
 use crate::prompt::PromptDescriptor;
 use crate::resource::ResourceDescriptor;
 use crate::resource::uri_template::{Bindings, UriTemplate};
-use crate::sync::lock;
+use crate::sync::{Broadcast, lock};
 use crate::tool::SchemaProfile;
 use crate::tool::descriptor::{Str, ToolDescriptor};
 use arc_swap::ArcSwap;
@@ -30,9 +30,9 @@ pub(crate) struct Listing<T> {
     /// Keys are the items' own `Str`s: a name the macros wrote costs no allocation.
     by_key: HashMap<Str, usize>,
     /// Each item's wire form in each of [`ListItem::FORMS`] forms (item `i`'s form `f` at
-    /// `i * FORMS + f`), computed when first listed; an edit's new snapshot keeps the ones its
-    /// items computed.
-    json: Box<[OnceLock<Box<RawValue>>]>,
+    /// `i * FORMS + f`), computed when first listed, the cells too; an edit's new snapshot
+    /// keeps the ones its items computed.
+    json: OnceLock<Box<[OnceLock<Box<RawValue>>]>>,
     /// The array's name in the list result (`tools`, `prompts`...).
     field: &'static str,
     page_size: usize,
@@ -104,14 +104,14 @@ impl<T: ListItem> Listing<T> {
     /// `field` names the array in the list result (`tools`, `prompts`...); `what` names an item
     /// in error messages.
     fn build(items: Vec<T>, field: &'static str, what: &str, page_size: usize) -> Result<Self, Error> {
-        Self::with_json(items, cells(0), field, what, page_size)
+        Self::with_json(items, None, field, what, page_size)
     }
 
-    /// [`build`](Self::build), with the wire forms the first items computed already (the
-    /// rest start empty).
+    /// [`build`](Self::build), with the wire forms the first items computed already, if any
+    /// did (the rest start empty).
     fn with_json(
         items: Vec<T>,
-        known: Box<[OnceLock<Box<RawValue>>]>,
+        known: Option<Vec<OnceLock<Box<RawValue>>>>,
         field: &'static str,
         what: &str,
         page_size: usize,
@@ -125,9 +125,11 @@ impl<T: ListItem> Listing<T> {
                 ));
             }
         }
-        let mut json = known.into_vec();
-        json.resize_with(items.len() * T::FORMS, OnceLock::new);
-        let json = json.into_boxed_slice();
+        let json = OnceLock::new();
+        if let Some(mut known) = known {
+            known.resize_with(items.len() * T::FORMS, OnceLock::new);
+            let _ = json.set(known.into_boxed_slice());
+        }
         Ok(Self { items, by_key, json, field, page_size: page_size.max(1), pages: cells(T::FORMS) })
     }
 
@@ -163,7 +165,8 @@ impl<T: ListItem> Listing<T> {
 
     /// Item `index`'s wire form `form`, serialized now if it is the first time.
     fn json(&self, index: usize, form: usize) -> Result<&RawValue, ErrorObject> {
-        let cell = &self.json[index * T::FORMS + form.min(T::FORMS - 1)];
+        let cells = self.json.get_or_init(|| cells(self.items.len() * T::FORMS));
+        let cell = &cells[index * T::FORMS + form.min(T::FORMS - 1)];
         if let Some(json) = cell.get() {
             return Ok(json);
         }
@@ -238,7 +241,10 @@ impl<T: ListItem> Listing<T> {
         }
         let kept: Vec<usize> =
             (0..self.items.len()).filter(|&i| !removed.contains(&self.items[i].key().as_ref())).collect();
-        let json = kept.iter().flat_map(|&i| self.json[i * T::FORMS..(i + 1) * T::FORMS].iter().cloned()).collect();
+        let json = self
+            .json
+            .get()
+            .map(|json| kept.iter().flat_map(|&i| json[i * T::FORMS..(i + 1) * T::FORMS].iter().cloned()).collect());
         let items = kept.iter().map(|&i| self.items[i].clone()).chain(added).collect();
         Self::with_json(items, json, field, what, page_size)
     }
@@ -371,10 +377,10 @@ pub(crate) struct Catalog {
     /// Serializes edits, each of which builds the next snapshot from the last.
     editing: Mutex<()>,
     page_size: usize,
-    changes: broadcast::Sender<Change>,
+    changes: Broadcast<Change>,
     /// The changes made here (not announced on behalf of another replica), for the relay
     /// that tells the other replicas of the server.
-    local_changes: broadcast::Sender<Change>,
+    local_changes: Broadcast<Change>,
 }
 
 impl Catalog {
@@ -398,8 +404,8 @@ impl Catalog {
             current: ArcSwap::from_pointee(registry),
             editing: Mutex::new(()),
             page_size,
-            changes: broadcast::channel(64).0,
-            local_changes: broadcast::channel(64).0,
+            changes: Broadcast::new(64),
+            local_changes: Broadcast::new(64),
         })
     }
 
@@ -431,14 +437,14 @@ impl Catalog {
     }
 
     pub fn announce(&self, change: Change) {
-        let _ = self.local_changes.send(change.clone());
-        let _ = self.changes.send(change); // no session listening is fine
+        self.local_changes.send(change.clone());
+        self.changes.send(change);
     }
 
     /// Announces a change another replica of the server made, to the sessions here.
     #[cfg_attr(not(feature = "redis"), allow(dead_code))]
     pub fn announce_remote(&self, change: Change) {
-        let _ = self.changes.send(change);
+        self.changes.send(change);
     }
 
     /// The changes made in this process ([`announce`](Self::announce)d here).
@@ -534,6 +540,7 @@ mod tests {
     fn an_edit_keeps_the_items_left_with_their_wire_forms_and_adds_the_new_ones() {
         let catalog = Catalog::new(tools(vec![tool("a", false), tool("b", false), tool("c", true)]), Some(1)).unwrap();
         let before = catalog.snapshot();
+        assert!(before.tools.json.get().is_none(), "nothing serialized, nor room made for it, before a list");
         assert_eq!(page(&before.tools, None, 2), (vec!["a".to_owned()], Some("1".to_owned())));
         assert_eq!(page(&before.tools, Some("1"), 2), (vec!["b".to_owned()], None), "c is hidden");
         assert!(before.tools.get("c").is_some(), "a hidden tool is still found by name");
@@ -543,7 +550,8 @@ mod tests {
         assert!(after.tools.get("a").is_none());
         assert_eq!(after.tools.items().map(|t| t.name.as_ref()).collect::<Vec<_>>(), ["b", "c", "d"]);
         // b's form 2 came over from the last snapshot, serialized; d's forms wait for a list.
-        let form = |index: usize, form: usize| after.tools.json[index * ToolDescriptor::FORMS + form].get();
+        let json = after.tools.json.get().expect("carried over");
+        let form = |index: usize, form: usize| json[index * ToolDescriptor::FORMS + form].get();
         assert!(form(0, 2).is_some() && form(0, 0).is_none());
         assert!(form(2, 2).is_none());
         assert_eq!(page(&after.tools, None, 0), (vec!["b".to_owned()], Some("1".to_owned())));

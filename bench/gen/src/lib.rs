@@ -63,9 +63,9 @@ pub fn ceiling() -> String {
         "fn call_generated(name: &str, args: &str) -> Option<Result<String, String>> {\n    Some(match name {\n",
     );
     for i in 0..COUNT {
-        let _ = write!(
+        let _ = writeln!(
             s,
-            "        \"tool_{i:03}\" => serde_json::from_str::<Tool{i:03}Args>(args).map(|a| format!(\"{i:03}:{{}}:{{}}\", a.text, a.count)).map_err(|e| e.to_string()),\n"
+            "        \"tool_{i:03}\" => serde_json::from_str::<Tool{i:03}Args>(args).map(|a| format!(\"{i:03}:{{}}:{{}}\", a.text, a.count)).map_err(|e| e.to_string()),"
         );
     }
     s.push_str("        _ => return None,\n    })\n}\n\n");
@@ -80,7 +80,7 @@ pub fn ceiling() -> String {
             description(i)
         );
     }
-    let _ = write!(s, "const GENERATED_TOOLS_JSON: &str = r#\"{list}\"#;\n");
+    let _ = writeln!(s, "const GENERATED_TOOLS_JSON: &str = r#\"{list}\"#;");
     s
 }
 

@@ -53,8 +53,16 @@ pub struct Server {
     krate: Option<&'static str>,
 }
 
-pub const SERVERS: [Server; 4] = [
+pub const SERVERS: [Server; 5] = [
     Server { name: "ours", column: "ours", bin: "bench-ours", stdio_args: &[], http: true, krate: Some("ours") },
+    Server {
+        name: "ours-current",
+        column: "ours, `flavor = \"current_thread\"`",
+        bin: "bench-ours",
+        stdio_args: &["current-thread"],
+        http: false,
+        krate: None,
+    },
     Server { name: "rmcp", column: "rmcp", bin: "bench-rmcp", stdio_args: &[], http: true, krate: Some("rmcp-server") },
     Server {
         name: "ceiling",

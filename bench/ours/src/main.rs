@@ -1,4 +1,5 @@
-//! The benchmark server on mcp-runtime. `bench-ours` serves stdio; `bench-ours http` binds
+//! The benchmark server on mcp-runtime. `bench-ours` serves stdio (`bench-ours current-thread`
+//! the same on a current-thread runtime); `bench-ours http` binds
 //! 127.0.0.1 on a free port, prints the port on stdout and serves Streamable HTTP: its sessions
 //! in memory, or, built with the feature `redis` (`bench-ours-redis`), in the Redis at
 //! `REDIS_URL` when that is set (with `MCP_REQUEST_STATE_SECRET`, the same for every replica),
@@ -34,19 +35,39 @@ fn big() -> String {
 
 include!(concat!(env!("OUT_DIR"), "/generated.rs"));
 
-#[mcp_runtime::main]
-async fn main() -> mcp_runtime::Result<()> {
-    let mut server = server!().tools(all_tools());
-    if std::env::args().nth(1).as_deref() == Some("http") {
-        if let Ok(url) = std::env::var("REDIS_URL") {
-            server = redis_store(server, &url)?;
-        }
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-        println!("{}", listener.local_addr()?.port());
-        server.serve_http_on(listener, std::future::pending()).await
-    } else {
-        server.serve_stdio().await
+fn main() -> mcp_runtime::Result<()> {
+    match std::env::args().nth(1).as_deref() {
+        Some("http") => serve_http(),
+        Some("current-thread") => serve_stdio_on_the_main_thread(),
+        _ => serve_stdio(),
     }
+}
+
+fn server() -> mcp_runtime::Server {
+    server!().tools(all_tools())
+}
+
+#[mcp_runtime::main]
+async fn serve_stdio() -> mcp_runtime::Result<()> {
+    server().serve_stdio().await
+}
+
+/// The same on a current-thread runtime, as `#[mcp_runtime::main]`'s documentation suggests for a
+/// server served only over stdio (`bench-ours current-thread`, "ours-current" in the report).
+#[mcp_runtime::main(flavor = "current_thread")]
+async fn serve_stdio_on_the_main_thread() -> mcp_runtime::Result<()> {
+    server().serve_stdio().await
+}
+
+#[mcp_runtime::main]
+async fn serve_http() -> mcp_runtime::Result<()> {
+    let mut server = server();
+    if let Ok(url) = std::env::var("REDIS_URL") {
+        server = redis_store(server, &url)?;
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    println!("{}", listener.local_addr()?.port());
+    server.serve_http_on(listener, std::future::pending()).await
 }
 
 #[cfg(feature = "redis")]

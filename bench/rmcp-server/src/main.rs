@@ -34,7 +34,7 @@ pub struct AddArgs {
 
 #[tool_router]
 impl Bench {
-    pub fn new() -> Self {
+    fn new() -> Self {
         Self { tool_router: Self::tool_router() + Self::generated_router() }
     }
 

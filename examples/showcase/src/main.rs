@@ -162,7 +162,9 @@ fn server() -> Server {
     }
 }
 
-#[mcp_runtime::main]
+// Served over stdio only: the connection has a thread of its own, so the handlers that wait
+// (sampling, elicitation, a slow count) can share the main thread, and the server starts sooner.
+#[mcp_runtime::main(flavor = "current_thread")]
 async fn main() -> mcp_runtime::Result<()> {
     mcp_runtime::logging::init();
     server().serve_stdio().await

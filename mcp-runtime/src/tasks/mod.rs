@@ -9,7 +9,7 @@ pub(crate) mod time;
 
 pub(crate) use memory::MemoryTasks;
 
-use crate::sync::lock;
+use crate::sync::{Broadcast, lock};
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -137,7 +137,7 @@ pub(crate) struct Tasks {
     running: Mutex<HashMap<String, mpsc::UnboundedSender<Signal>>>,
     /// Every change of a task, here or (with a shared store) on another replica, for
     /// `subscriptions/listen` streams.
-    changes: tokio::sync::broadcast::Sender<TaskRecord>,
+    changes: Broadcast<TaskRecord>,
     /// How long a task's record is kept after it was created.
     pub ttl: Option<Duration>,
     pub poll_interval: Duration,
@@ -149,7 +149,7 @@ impl Tasks {
             memory: Arc::new(MemoryTasks::default()),
             shared: OnceLock::new(),
             running: Mutex::default(),
-            changes: tokio::sync::broadcast::channel(64).0,
+            changes: Broadcast::new(64),
             ttl,
             poll_interval,
         }
@@ -188,7 +188,7 @@ impl Tasks {
 
     /// Tells the `subscriptions/listen` streams here that a task changed.
     pub fn announce(&self, task: &TaskRecord) {
-        let _ = self.changes.send(task.clone()); // nobody listening is fine
+        self.changes.send(task.clone());
     }
 
     /// Registers a task run here; its signals arrive on the receiver.

@@ -1,2 +1,2 @@
-#[mcp_runtime::main(flavor = "current_thread")]
+#[mcp_runtime::main(threads = 4)]
 async fn main() {}

@@ -1,0 +1,2 @@
+#[mcp_runtime::main(flavor = "single_thread")]
+async fn main() {}
