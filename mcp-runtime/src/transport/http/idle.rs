@@ -64,7 +64,7 @@ impl Connections {
     /// timeout. Holds the connections weakly, so it ends with the last of them and the server.
     pub async fn sweep(connections: Weak<Self>) {
         let Some(tick) = connections.upgrade().map(|c| c.tick()) else { return };
-        super::sse::every(tick, connections, Self::sweep_once).await;
+        super::ticker::every(tick, connections, Self::sweep_once).await;
     }
 
     fn sweep_once(&self) {

@@ -51,6 +51,7 @@ mod session;
 mod sessions;
 mod sse;
 mod stateless;
+mod ticker;
 #[cfg(feature = "tls")]
 mod tls;
 

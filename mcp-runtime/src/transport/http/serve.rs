@@ -178,7 +178,7 @@ async fn sweep_idle_sessions(inner: std::sync::Weak<super::service::Inner>) {
     let Some(interval) = inner.upgrade().map(|inner| inner.sessions.tick_interval()) else {
         return;
     };
-    super::sse::every(interval, inner, |inner| inner.sessions.tick()).await;
+    super::ticker::every(interval, inner, |inner| inner.sessions.tick()).await;
 }
 
 /// [`Server::serve_http`](crate::Server::serve_http) and friends: binds, serves, stops.

@@ -101,7 +101,7 @@ impl KeepAlive {
     /// once no stream settings hold this any more.
     pub(super) fn tick(&self) -> &Notify {
         self.started.call_once(|| {
-            tokio::spawn(every(self.interval, Arc::downgrade(&self.tick), Notify::notify_waiters));
+            tokio::spawn(super::ticker::every(self.interval, Arc::downgrade(&self.tick), Notify::notify_waiters));
         });
         &self.tick
     }
@@ -383,20 +383,6 @@ impl Drop for Reader {
             state.reader = 0;
             drop(state);
             self.stream.consumed.notify_waiters();
-        }
-    }
-}
-
-/// Runs `tick` on `target` every `interval` (the first time one interval from now), until
-/// `target` is dropped.
-pub(super) async fn every<T>(interval: Duration, target: std::sync::Weak<T>, tick: impl Fn(&T)) {
-    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        ticks.tick().await;
-        match target.upgrade() {
-            Some(target) => tick(&target),
-            None => return,
         }
     }
 }
