@@ -109,7 +109,9 @@ fn greet(
     format!("Hello, {{name}}!")
 }}
 
-#[mcp_runtime::main]
+// Served over stdio, whose connection has a thread of its own: one runtime thread is enough,
+// and the server starts sooner. For HTTP, drop `flavor` (connections need the workers).
+#[mcp_runtime::main(flavor = "current_thread")]
 async fn main() -> mcp_runtime::Result<()> {{
     mcp_runtime::logging::init();
     server!().tools(tools![greet]).serve_stdio().await

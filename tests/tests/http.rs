@@ -709,6 +709,32 @@ impl std::io::Write for LogWriter {
     }
 }
 
+/// Serving HTTP on a current-thread runtime (`#[tokio::test]`'s, or `#[mcp_runtime::main(flavor =
+/// "current_thread")]`) is warned about, naming the address; on the multi-threaded one it is not.
+#[tokio::test]
+async fn serving_http_on_a_current_thread_runtime_is_warned_about() {
+    let log = captured_log();
+    let on_one_thread = start(server!()).await;
+    let warned = |running: &Running| {
+        let log = String::from_utf8(log.lock().unwrap().clone()).unwrap();
+        let address = format!("http://{}/mcp on a current-thread runtime", running.address);
+        log.lines().any(|line| line.contains("WARN") && line.contains(&address) && line.contains("without `flavor"))
+    };
+    let on_workers = std::thread::spawn(|| {
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+        runtime.block_on(async {
+            let running = start(server!()).await;
+            session_client(&running).await;
+            running
+        })
+    });
+    let on_workers = on_workers.join().unwrap();
+    session_client(&on_one_thread).await;
+    assert!(warned(&on_one_thread));
+    assert!(!warned(&on_workers));
+    on_one_thread.stop().await;
+}
+
 /// A first poll that blocks a worker for longer than the threshold (500 ms) is reported once,
 /// naming the tool and saying what to do.
 #[tokio::test]

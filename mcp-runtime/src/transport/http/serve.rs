@@ -51,8 +51,14 @@ impl McpHttpService {
         let scheme = if tls.is_some() { "https" } else { "http" };
         #[cfg(not(feature = "tls"))]
         let scheme = "http";
-        if let Ok(address) = listener.local_addr() {
-            tracing::info!("serving MCP over HTTP at {scheme}://{address}{}", self.inner.config.path);
+        let url = listener.local_addr().map(|address| format!("{scheme}://{address}{}", self.inner.config.path));
+        let url = url.as_deref().unwrap_or("a listener");
+        tracing::info!("serving MCP over HTTP at {url}");
+        if tokio::runtime::Handle::current().runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread {
+            tracing::warn!(
+                "serving {url} on a current-thread runtime, where every connection shares one thread: \
+                 for HTTP, use `#[mcp_runtime::main]` without `flavor = \"current_thread\"`"
+            );
         }
         let graceful = hyper_util::server::graceful::GracefulShutdown::new();
         // No timer for hyper: its header timeout made one per request; `idle.rs` times heads.
