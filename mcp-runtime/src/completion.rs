@@ -81,7 +81,7 @@ impl IntoCompletion for Vec<&str> {
 
 /// A type-erased completion function, as descriptors store it.
 pub type CompleteFn =
-    std::sync::Arc<dyn Fn(CompletionRequest, Context) -> BoxFuture<'static, Completion> + Send + Sync>;
+    crate::shared_fn::SharedFn<dyn Fn(CompletionRequest, Context) -> BoxFuture<'static, Completion> + Send + Sync>;
 
 /// A user completion function: `fn(CompletionRequest) -> impl IntoCompletion`, or with a second
 /// `Context` parameter (for state), sync or async. `M` only tells the shapes apart.

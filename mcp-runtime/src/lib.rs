@@ -56,6 +56,7 @@ mod server;
 mod server_requests;
 mod session;
 mod settings;
+mod shared_fn;
 mod state;
 mod store;
 mod sync;

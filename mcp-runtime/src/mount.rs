@@ -16,13 +16,13 @@ use crate::completion::{CompleteFn, Completion};
 use crate::context::Context;
 use crate::error::{Error, ErrorKind, Result};
 use crate::jsonrpc::{ErrorObject, code};
-use crate::prompt::{GetPromptResult, PromptArgument, PromptDescriptor};
+use crate::prompt::{GetFn, GetPromptResult, PromptArgument, PromptDescriptor};
 use crate::registry::{Definitions, Edit};
 use crate::resource::uri_template::UriTemplate;
-use crate::resource::{ReadResourceResult, ResourceDescriptor, ResourceEntry};
+use crate::resource::{ReadFn, ReadResourceResult, ResourceDescriptor, ResourceEntry};
 use crate::server::{Server, ServerHandle};
 use crate::server_requests::Sampling;
-use crate::tool::descriptor::{TaskSupport, ToolCall, ToolDescriptor};
+use crate::tool::descriptor::{CallFn, OutputSchemaFn, SchemaFn, TaskSupport, ToolCall, ToolDescriptor};
 use crate::tool::{Str, ToolAnnotations};
 use futures_util::FutureExt as _;
 use serde::de::DeserializeOwned;
@@ -166,10 +166,10 @@ impl Mount {
             param_headers: &[],
             timeout: None,
             task: TaskSupport::Forbidden,
-            input_schema: Arc::new(move || input_schema.clone()),
+            input_schema: SchemaFn::Arc(Arc::new(move || input_schema.clone())),
             input_schema_verbatim: true,
-            output_schema: Arc::new(move || output_schema.clone()),
-            call: Arc::new(move |arguments, ctx| {
+            output_schema: OutputSchemaFn::Arc(Arc::new(move || output_schema.clone())),
+            call: CallFn::Arc(Arc::new(move |arguments, ctx| {
                 let arguments = arguments.map_or(Ok(Value::Null), |raw| serde_json::from_str(raw.get()));
                 match arguments {
                     Ok(arguments) => ToolCall::Running(
@@ -177,7 +177,7 @@ impl Mount {
                     ),
                     Err(error) => ToolCall::Finished(CallToolResult::error(format!("invalid arguments: {error}"))),
                 }
-            }),
+            })),
             required_state: Vec::new(),
         })
     }
@@ -231,9 +231,9 @@ impl Mount {
             allow_dot_segments: true,
             ttl_ms: None,
             cache_scope: None,
-            read: Arc::new(move |request, ctx| {
+            read: ReadFn::Arc(Arc::new(move |request, ctx| {
                 read_resource(Arc::clone(&client), prefix.clone(), request.uri, ctx).boxed()
-            }),
+            })),
             list: None,
             complete: Vec::new(),
             required_state: Vec::new(),
@@ -267,10 +267,10 @@ impl Mount {
             meta: None,
             arguments,
             required_state: Vec::new(),
-            get: Arc::new(move |arguments, ctx| {
+            get: GetFn::Arc(Arc::new(move |arguments, ctx| {
                 let params = json!({ "name": remote, "arguments": arguments });
                 forward::<GetPromptResult>(Arc::clone(&client), "prompts/get", params, ctx).boxed()
-            }),
+            })),
             complete,
         })
     }
@@ -278,10 +278,10 @@ impl Mount {
     /// Completions of `target`'s arguments, asked of the mounted server.
     fn completer(&self, target: &CompletionTarget) -> CompleteFn {
         let (client, target) = (Arc::clone(&self.client), target.clone());
-        Arc::new(move |request, _ctx| {
+        CompleteFn::Arc(Arc::new(move |request, _ctx| {
             let (client, target) = (Arc::clone(&client), target.clone());
             async move { client.complete(target, request).await.unwrap_or_else(|_| Completion::default()) }.boxed()
-        })
+        }))
     }
 }
 

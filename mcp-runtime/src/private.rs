@@ -99,10 +99,8 @@ pub fn parse_arguments_as<T: serde::de::DeserializeOwned>(
 }
 
 /// The input schema of the arguments' shape picked by the probes.
-pub fn input_schema_as<T: schemars::JsonSchema>(
-    _shape: std::marker::PhantomData<T>,
-) -> fn() -> serde_json::Map<String, serde_json::Value> {
-    input_schema_for::<T>
+pub fn input_schema_as<T: schemars::JsonSchema + 'static>(_shape: std::marker::PhantomData<T>) -> SchemaFn {
+    SchemaFn::Static(&input_schema_for::<T>)
 }
 
 /// Whether `names[index]` equals a name before it, in a `const` context: the duplicate check of

@@ -501,6 +501,7 @@ fn apply(base: &Registry, edit: Edit<'_>, page_size: usize) -> Result<Registry, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::shared_fn::SharedFn;
     use crate::tool::TaskSupport;
 
     fn tool(name: &'static str, hidden: bool) -> ToolDescriptor {
@@ -517,10 +518,10 @@ mod tests {
             param_headers: &[],
             timeout: None,
             task: TaskSupport::Forbidden,
-            input_schema: Arc::new(serde_json::Map::new),
+            input_schema: SharedFn::Static(&serde_json::Map::new),
             input_schema_verbatim: false,
-            output_schema: Arc::new(|| None),
-            call: Arc::new(|_, _| unreachable!("not called")),
+            output_schema: SharedFn::Static(&|| None),
+            call: SharedFn::Static(&|_, _| unreachable!("not called")),
             required_state: Vec::new(),
         }
     }

@@ -273,15 +273,15 @@ pub(crate) fn completions(krate: &TokenStream, completions: &[(syn::Ident, syn::
     let entries = completions.iter().map(|(name, function)| {
         let name = name.to_string();
         quote_spanned! {function.span()=>
-            (::std::borrow::Cow::Borrowed(#name), ::std::sync::Arc::new({
+            (::std::borrow::Cow::Borrowed(#name), {
                 fn __mcp_complete(
                     __mcp_request: #krate::CompletionRequest,
                     __mcp_context: #krate::Context,
                 ) -> #krate::__private::BoxFuture<'static, #krate::Completion> {
                     #krate::__private::run_completer(#function, __mcp_request, __mcp_context)
                 }
-                __mcp_complete
-            }) as #krate::__private::CompleteFn)
+                #krate::__private::CompleteFn::Static(&__mcp_complete)
+            })
         }
     });
     quote!(::std::vec![#(#entries),*])

@@ -86,7 +86,7 @@ pub(crate) fn prompt(prompt: &HandlerFn, options: &PromptOptions) -> TokenStream
                         icons: #icons,
                         meta: #meta,
                         arguments: __mcp_prompt_arguments,
-                        get: ::std::sync::Arc::new(__mcp_get),
+                        get: #krate::__private::GetFn::Static(&__mcp_get),
                         complete: #complete,
                         required_state: #required_state,
                     }

@@ -45,7 +45,7 @@ pub(crate) fn resource(resource: &HandlerFn, options: &ResourceOptions, uri: &Li
                 ) -> #krate::__private::BoxFuture<'static, ::core::result::Result<::std::vec::Vec<#krate::ResourceEntry>, #krate::ErrorObject>> {
                     #krate::__private::run_lister(#function, __mcp_context)
                 }
-                ::std::sync::Arc::new(__mcp_list) as #krate::__private::ListFn
+                #krate::__private::ListFn::Static(&__mcp_list)
             })
         },
         None => quote!(::core::option::Option::None),
@@ -90,7 +90,7 @@ pub(crate) fn resource(resource: &HandlerFn, options: &ResourceOptions, uri: &Li
                         allow_dot_segments: #allow_dot_segments,
                         ttl_ms: #ttl_ms,
                         cache_scope: #cache_scope,
-                        read: ::std::sync::Arc::new(__mcp_read),
+                        read: #krate::__private::ReadFn::Static(&__mcp_read),
                         list: #list,
                         complete: #complete,
                         required_state: #required_state,

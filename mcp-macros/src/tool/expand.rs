@@ -23,12 +23,12 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
     // Both uses of the return type are spelled the same and spanned at it, so when it is not a
     // tool result the compiler reports one error there (identical diagnostics are merged).
     let output_trait = quote_spanned!(output_span=> <#output_ty as #krate::IntoToolResult>);
-    // A fn pointer first, as the field used to be: a return type that is no tool result is
-    // then reported once, not again for `Arc::new`'s bound.
+    // A fn pointer first: a return type that is no tool result is then reported once, not
+    // again for the coercion to the field's `dyn Fn`.
     let output_schema = quote! {
-        ::std::sync::Arc::new(#output_trait::output_schema as fn() -> ::core::option::Option<
+        #krate::__private::OutputSchemaFn::Static(&(#output_trait::output_schema as fn() -> ::core::option::Option<
             #krate::__private::serde_json::Map<::std::string::String, #krate::__private::serde_json::Value>,
-        >)
+        >))
     };
     // Checked before the arguments struct, so a parameter type that is not `Deserialize` and
     // `JsonSchema` gets our message first, on that type, ahead of the derives' errors. (A
@@ -86,7 +86,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
 
     let input_schema_verbatim = options.input_schema.is_some();
     let input_schema = match &options.input_schema {
-        Some(schema) => quote!(|| #krate::__private::verbatim_schema(#schema)),
+        Some(schema) => quote!(#krate::__private::SchemaFn::Static(&|| #krate::__private::verbatim_schema(#schema))),
         None => quote!(#krate::__private::input_schema_as(#shape)),
     };
     let title = handler::expand::option_text(options.common.title.as_ref().map(LitStr::value));
@@ -169,10 +169,10 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
                         param_headers: &[#(#param_headers),*],
                         timeout: #timeout,
                         task: #task,
-                        input_schema: ::std::sync::Arc::new(#input_schema),
+                        input_schema: #input_schema,
                         input_schema_verbatim: #input_schema_verbatim,
                         output_schema: #output_schema,
-                        call: ::std::sync::Arc::new(__mcp_call),
+                        call: #krate::__private::CallFn::Static(&__mcp_call),
                         required_state: #required_state,
                     }
                 }

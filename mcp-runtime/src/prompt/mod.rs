@@ -8,12 +8,12 @@ pub use result::{GetPromptResult, IntoPromptResult, PromptMessage};
 use crate::completion::CompleteFn;
 use crate::context::Context;
 use crate::jsonrpc::ErrorObject;
+use crate::shared_fn::SharedFn;
 use crate::tool::Icon;
 use crate::tool::Str;
 use futures_util::future::BoxFuture;
 use serde::Serialize;
 use std::collections::HashMap;
-use std::sync::Arc;
 
 /// One argument of a prompt, as `prompts/list` shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -31,7 +31,7 @@ pub struct PromptArgument {
 }
 
 /// The type-erased get function of a descriptor.
-pub type GetFn = Arc<
+pub type GetFn = SharedFn<
     dyn Fn(HashMap<String, String>, Context) -> BoxFuture<'static, Result<GetPromptResult, ErrorObject>> + Send + Sync,
 >;
 

@@ -11,13 +11,13 @@ use crate::completion::CompleteFn;
 use crate::content::Annotations;
 use crate::context::Context;
 use crate::jsonrpc::ErrorObject;
+use crate::shared_fn::SharedFn;
 use crate::tool::Icon;
 use crate::tool::Str;
 use futures_util::future::BoxFuture;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::Arc;
 
 /// A read request, as the generated shim sees it.
 pub struct ResourceRequest {
@@ -33,10 +33,12 @@ pub struct ResourceRequest {
 pub type ResourceEntry = crate::content::ResourceLink;
 
 /// The type-erased read function of a descriptor.
-pub type ReadFn =
-    Arc<dyn Fn(ResourceRequest, Context) -> BoxFuture<'static, Result<ReadResourceResult, ErrorObject>> + Send + Sync>;
+pub type ReadFn = SharedFn<
+    dyn Fn(ResourceRequest, Context) -> BoxFuture<'static, Result<ReadResourceResult, ErrorObject>> + Send + Sync,
+>;
 /// The type-erased list function of a template descriptor.
-pub type ListFn = Arc<dyn Fn(Context) -> BoxFuture<'static, Result<Vec<ResourceEntry>, ErrorObject>> + Send + Sync>;
+pub type ListFn =
+    SharedFn<dyn Fn(Context) -> BoxFuture<'static, Result<Vec<ResourceEntry>, ErrorObject>> + Send + Sync>;
 
 /// Everything the runtime knows about one resource or resource template.
 #[derive(Clone)]

@@ -61,8 +61,7 @@ pub(crate) fn complete(registry: &Registry, params: Option<&RawValue>) -> Route<
             }
         },
     };
-    let completer =
-        completers.iter().find(|(name, _)| *name == params.argument.name).map(|(_, f)| std::sync::Arc::clone(f));
+    let completer = completers.iter().find(|(name, _)| *name == params.argument.name).map(|(_, f)| f.clone());
     let request = CompletionRequest {
         argument: params.argument.name,
         value: params.argument.value,

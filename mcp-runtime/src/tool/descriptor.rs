@@ -4,22 +4,22 @@ use super::{CallToolResult, Icon, ToolAnnotations};
 use crate::clip::clip;
 use crate::context::Context;
 use crate::jsonrpc::without_position;
+use crate::shared_fn::SharedFn;
 use futures_util::future::BoxFuture;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
-use std::sync::Arc;
 
 /// Text of a descriptor: a literal the macros wrote, or owned (a mounted server's items).
 pub type Str = Cow<'static, str>;
 /// Builds a tool's input schema.
-pub type SchemaFn = Arc<dyn Fn() -> Map<String, Value> + Send + Sync>;
+pub type SchemaFn = SharedFn<dyn Fn() -> Map<String, Value> + Send + Sync>;
 /// Builds a tool's output schema, if it has one.
-pub type OutputSchemaFn = Arc<dyn Fn() -> Option<Map<String, Value>> + Send + Sync>;
+pub type OutputSchemaFn = SharedFn<dyn Fn() -> Option<Map<String, Value>> + Send + Sync>;
 /// Starts a call of a tool (see [`ToolDescriptor::call`]).
-pub type CallFn = Arc<dyn Fn(Option<&RawValue>, &Context) -> ToolCall + Send + Sync>;
+pub type CallFn = SharedFn<dyn Fn(Option<&RawValue>, &Context) -> ToolCall + Send + Sync>;
 
 /// Whether a tool's calls run as tasks (the tasks extension, `io.modelcontextprotocol/tasks`):
 /// `#[mcp_tool(task = "optional")]` or `task = "required"`.
