@@ -309,7 +309,8 @@ fn stateless(id: i64, method: &str, mut params: Value) -> Value {
 
 async fn post_stateless(client: &HttpClient, message: &Value) -> Reply {
     let mut headers = vec![("mcp-protocol-version", "2026-07-28"), ("mcp-method", message["method"].as_str().unwrap())];
-    if let Some(name) = message["params"]["name"].as_str() {
+    // The target the `Mcp-Name` header mirrors: a tool's name, a task's id.
+    if let Some(name) = message["params"]["name"].as_str().or(message["params"]["taskId"].as_str()) {
         headers.push(("mcp-name", name));
     }
     client.post_with(message, &headers).await
@@ -549,4 +550,130 @@ async fn no_shape_of_params_runs_a_tool_the_token_lacks_the_scope_for() {
     let messages = writer_session.request(1, "tools/call", json!({"name": "erase", "arguments": {}})).await;
     assert_eq!(text_of(&messages), "erased");
     assert_eq!(ERASED.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
+
+/// A yes/no form.
+#[derive(Deserialize, JsonSchema)]
+struct Confirm {
+    confirm: bool,
+}
+
+/// Deletes a file once the user confirms (a task: it asks after its first wait).
+#[mcp_tool(task = "optional")]
+async fn confirm_delete(file: String, ctx: Context) -> Result<String, mcp_runtime::ClientError> {
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    match ctx.input("confirm").elicit::<Confirm>(format!("Delete {file}?")).await? {
+        mcp_runtime::Elicitation::Accept(Confirm { confirm: true }) => Ok(format!("Deleted {file}")),
+        _ => Ok(format!("Kept {file}")),
+    }
+}
+
+/// The admins' report (a task, for callers with the `admin` scope).
+#[mcp_tool(task = "optional", scopes = ["admin"])]
+async fn admin_report() -> &'static str {
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    "the admins' report"
+}
+
+async fn start_tasks() -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let config = auth_config(JwtKey::hmac_secret(SECRET).unwrap());
+    let service = server!().tools(tools![confirm_delete, admin_report]).into_http_service(config).unwrap();
+    tokio::spawn(service.serve(listener, std::future::pending()));
+    address
+}
+
+/// A 2026-07-28 request of a client that supports tasks and elicitation.
+fn task_request(id: i64, method: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities":
+            {"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}},
+    });
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// The one message a stateless request is answered with.
+async fn answer(client: &HttpClient, id: i64, method: &str, params: Value) -> Value {
+    let reply = post_stateless(client, &task_request(id, method, params)).await;
+    reply.messages().await.pop().expect("an answer")
+}
+
+/// Polls task `task` as `client` until its status is `status`.
+async fn task_until(client: &HttpClient, task: &str, status: &str) -> Value {
+    let mut detail = Value::Null;
+    for id in 0..400 {
+        detail = answer(client, 1000 + id, "tasks/get", json!({"taskId": task})).await;
+        if detail["result"]["status"] == status {
+            return detail["result"].clone();
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("task {task} never reached {status}: {detail}");
+}
+
+fn accept(confirm: bool) -> Value {
+    json!({"confirm": {"action": "accept", "content": {"confirm": confirm}}})
+}
+
+#[tokio::test]
+async fn a_task_is_its_callers_alone() {
+    let address = start_tasks().await;
+    let alice = HttpClient::new(address).with_bearer(&token("alice", "files:read"));
+    let mallory = HttpClient::new(address).with_bearer(&token("mallory", "files:read"));
+    let call = json!({"name": "confirm_delete", "arguments": {"file": "victim.txt"}});
+    let handle = answer(&alice, 1, "tools/call", call.clone()).await;
+    let task = handle["result"]["taskId"].as_str().unwrap_or_else(|| panic!("a task: {handle}")).to_owned();
+    task_until(&alice, &task, "input_required").await;
+
+    // Another user, knowing the id, finds nothing: no result to read, no task to cancel, no
+    // question to answer in alice's place.
+    for (id, method, params) in [
+        (2, "tasks/get", json!({"taskId": task})),
+        (3, "tasks/update", json!({"taskId": task, "inputResponses": accept(true)})),
+        (4, "tasks/cancel", json!({"taskId": task})),
+    ] {
+        let refused = answer(&mallory, id, method, params).await;
+        assert_eq!(refused["error"]["code"], -32602, "{method}: {refused}");
+        assert!(refused["error"]["message"].as_str().unwrap().starts_with("Unknown task"), "{refused}");
+    }
+
+    // Nor does a listen stream show it to her: mallory listens to alice's task and her own;
+    // alice's ends first, yet mallory's stream tells only of her own.
+    let mine = answer(&mallory, 5, "tools/call", call).await["result"]["taskId"].as_str().unwrap().to_owned();
+    task_until(&mallory, &mine, "input_required").await;
+    let listen = task_request(6, "subscriptions/listen", json!({"notifications": {"taskIds": [task, mine]}}));
+    let mut stream = post_stateless(&mallory, &listen).await.events();
+    let ack = stream.next_message().await.unwrap();
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+
+    let answered = answer(&alice, 7, "tasks/update", json!({"taskId": task, "inputResponses": accept(false)})).await;
+    assert_eq!(answered["result"]["resultType"], "complete", "{answered}");
+    let done = task_until(&alice, &task, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "Kept victim.txt", "alice's answer, not mallory's");
+    answer(&mallory, 8, "tasks/update", json!({"taskId": mine, "inputResponses": accept(true)})).await;
+    loop {
+        let notification = stream.next_message().await.expect("the stream goes on");
+        assert_eq!(notification["method"], "notifications/tasks", "{notification}");
+        assert_eq!(notification["params"]["taskId"], mine, "only mallory's own task: {notification}");
+        if notification["params"]["status"] == "completed" {
+            break;
+        }
+    }
+}
+
+#[tokio::test]
+async fn reading_a_task_needs_the_scopes_its_tool_needed() {
+    let address = start_tasks().await;
+    let admin = HttpClient::new(address).with_bearer(&token("alice", "files:read admin"));
+    let handle = answer(&admin, 1, "tools/call", json!({"name": "admin_report", "arguments": {}})).await;
+    let task = handle["result"]["taskId"].as_str().unwrap_or_else(|| panic!("a task: {handle}")).to_owned();
+    let done = task_until(&admin, &task, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "the admins' report");
+
+    // The same user with a token that lacks `admin` cannot read what needed it.
+    let plain = HttpClient::new(address).with_bearer(&token("alice", "files:read"));
+    let refused = answer(&plain, 2, "tasks/get", json!({"taskId": task})).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
 }

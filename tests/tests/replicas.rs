@@ -417,3 +417,27 @@ async fn a_task_is_polled_anywhere_and_fails_when_its_replica_dies() {
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
 }
+
+/// A session's task is that session's on every replica: another session that knows its id
+/// finds no such task, wherever the load balancer sends it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sessions_task_is_its_own_on_every_replica() {
+    let cluster = Cluster::start(REPLICAS);
+    let owner = open_session(&cluster).await;
+    let other = open_session(&cluster).await;
+    let params = json!({"name": "slow_compute", "arguments": {"seconds": 60}, "task": {}});
+    let created = owner.request(1, "tools/call", params).await;
+    let task = response(&created)["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task handle: {created:?}"))
+        .to_owned();
+    // Twice round the replicas: each of them is asked by each session.
+    for id in 0..2 * REPLICAS as i64 {
+        let refused = other.request(10 + id, "tasks/get", json!({"taskId": task})).await;
+        assert_eq!(response(&refused)["error"]["code"], -32602, "{refused:?}");
+        let refused = other.request(30 + id, "tasks/cancel", json!({"taskId": task})).await;
+        assert_eq!(response(&refused)["error"]["code"], -32602, "{refused:?}");
+        let polled = owner.request(50 + id, "tasks/get", json!({"taskId": task})).await;
+        assert_eq!(response(&polled)["result"]["status"], "working", "{polled:?}");
+    }
+}

@@ -4,7 +4,7 @@
 //! against the extension's official schema, every other message against 2026-07-28's.
 
 use mcp_runtime::prelude::*;
-use mcp_runtime::testing::TestClient;
+use mcp_runtime::testing::{TestClient, TestServer};
 use mcp_runtime::{ClientError, Elicitation, State};
 use mcp_tests::{spec_2025_11_25, spec_2026_07_28, spec_tasks};
 use serde_json::{Value, json};
@@ -474,4 +474,115 @@ async fn a_listen_stream_with_task_ids_gets_each_change_of_those_tasks() {
     // Task ids without the extension: -32021.
     params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = capabilities(false);
     assert_eq!(client.request("subscriptions/listen", params).await.unwrap_err().code, -32021);
+}
+
+#[tokio::test]
+async fn a_session_task_is_that_sessions_alone() {
+    let server = TestServer::start(session_server());
+    let owner = TestClient::options().version("2025-11-25").connect_to(&server).await;
+    let other = TestClient::options().version("2025-11-25").connect_to(&server).await;
+    let created = owner.request("tools/call", json!({"name": "endless", "task": {}})).await.unwrap();
+    let task = created["task"]["taskId"].as_str().unwrap().to_owned();
+
+    // Another session, knowing the id, finds no such task: nothing to read, wait on or cancel.
+    for method in ["tasks/get", "tasks/result", "tasks/cancel"] {
+        let refused = other.request(method, json!({"taskId": task})).await.unwrap_err();
+        assert_eq!(refused.code, -32602, "{method}: {refused:?}");
+        assert!(refused.message.starts_with("Unknown task"), "{refused:?}");
+    }
+    // Nor does a stateless request of any client.
+    let stateless = server.connect_uninitialized();
+    let refused = request(&stateless, "tasks/get", json!({"taskId": task}), true).await.unwrap_err();
+    assert_eq!(refused.code, -32602, "{refused:?}");
+
+    let polled = owner.request("tasks/get", json!({"taskId": task})).await.unwrap();
+    assert_eq!(polled["status"], "working", "the other session's cancel did nothing: {polled}");
+    let cancelled = owner.request("tasks/cancel", json!({"taskId": task})).await.unwrap();
+    assert_eq!(cancelled["status"], "cancelled");
+}
+
+/// Gives its text back after a moment.
+#[mcp_tool(task = "optional")]
+async fn echo_later(text: String) -> String {
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    text
+}
+
+#[tokio::test]
+async fn task_records_are_charged_to_their_owner_and_to_the_server() {
+    const KIB: usize = 1024;
+    let server = TestServer::start(
+        server!()
+            .tools(tools![echo_later, quick])
+            .max_session_bytes(64 * KIB)
+            .max_retained_bytes(160 * KIB)
+            .task_ttl(Some(Duration::from_millis(300))),
+    );
+    let text = |kib: usize| "x".repeat(kib * KIB);
+
+    // In a session, the session's tasks share its allowance.
+    let session = TestClient::options().version("2025-11-25").connect_to(&server).await;
+    let call = |kib| json!({"name": "echo_later", "arguments": {"text": text(kib)}, "task": {}});
+    let first = session.request("tools/call", call(40)).await.unwrap();
+    let task = first["task"]["taskId"].as_str().unwrap().to_owned();
+    let result = session.request("tasks/result", json!({"taskId": task})).await.unwrap();
+    assert_eq!(result["content"][0]["text"].as_str().map(str::len), Some(40 * KIB));
+    let refused = session.request("tools/call", call(40)).await.unwrap_err();
+    assert_eq!(refused.code, -32602, "{refused:?}");
+    assert!(refused.message.contains("past the limit"), "{refused:?}");
+
+    // Stateless callers without an identity: each task has an allowance of its own, and all
+    // of them draw on the server's.
+    let stateless = server.connect_uninitialized();
+    let call = |kib| json!({"name": "echo_later", "arguments": {"text": text(kib)}});
+    let mut kept = Vec::new();
+    let busy = loop {
+        match request(&stateless, "tools/call", call(40), true).await {
+            Ok(handle) => kept.push(handle["taskId"].as_str().unwrap().to_owned()),
+            Err(error) => break error,
+        }
+        assert!(kept.len() < 10, "the server kept {} records of 40 KiB in 160", kept.len());
+    };
+    assert_eq!(busy.code, -32603, "{busy:?}");
+    assert!(busy.message.starts_with("Server busy"), "{busy:?}");
+    assert!(!kept.is_empty(), "some records fit");
+    // The server serves on: a call that keeps nothing, and a task that fits once records expire.
+    assert_eq!(
+        request(&stateless, "tools/call", json!({"name": "quick"}), true).await.unwrap()["resultType"],
+        "complete"
+    );
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let again = request(&stateless, "tools/call", call(40), true).await.unwrap();
+    assert_eq!(again["resultType"], "task", "expired records gave their bytes back: {again}");
+}
+
+#[tokio::test]
+async fn a_listen_stream_is_charged_what_it_keeps() {
+    let server =
+        TestServer::start(server!().tools(tools![quick]).resources(resources![note]).max_session_bytes(64 * 1024));
+    let client = server.connect_uninitialized();
+    let uris: Vec<String> = (0..2000).map(|i| format!("note://{i:060}")).collect();
+    let params = json!({"notifications": {"resourceSubscriptions": uris}});
+    let refused = request(&client, "subscriptions/listen", params, false).await.unwrap_err();
+    assert_eq!(refused.code, -32602, "{refused:?}");
+    assert!(refused.message.contains("past its limit"), "{refused:?}");
+    let params = json!({"notifications": {"resourceSubscriptions": &uris[..10]}});
+    let (_, _done) = client.start_request("subscriptions/listen", with_meta(params)).await;
+    let ack = client.next_message().await;
+    assert_eq!(ack["params"]["notifications"]["resourceSubscriptions"].as_array().map(Vec::len), Some(10), "{ack}");
+}
+
+/// A note.
+#[mcp_resource(uri = "note://{id}")]
+fn note(id: String) -> String {
+    id
+}
+
+/// `params` with a 2026-07-28 `_meta`.
+fn with_meta(mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": capabilities(false),
+    });
+    params
 }

@@ -353,9 +353,16 @@ impl Connection {
         if let Some(link) = task_link
             && let Some(call) = call.take()
         {
-            let (ttl, task_id) = (self.core.tasks.ttl, link.id.clone());
+            let registry = self.core.catalog.snapshot();
+            let scopes = registry.tools.get(call.target()).map_or(&[][..], |tool| tool.scopes);
+            let new = tasks::NewTask {
+                id: link.id.clone(),
+                ttl: self.core.tasks.ttl,
+                access: crate::tasks::Access::of(&ctx, scopes),
+                held: call.arguments_len,
+            };
             let flavor = tasks::Flavor::Extension(call, link);
-            return self.start_task(id, task_id, ctx, handler, flavor, ttl, sink, task.on_panic);
+            return self.start_task(id, new, ctx, handler, flavor, sink, task.on_panic);
         }
         let (session, settings, sink, on_panic) =
             (Arc::clone(&self.session), Arc::clone(&self.core.settings), sink.clone(), task.on_panic);

@@ -15,6 +15,7 @@ use crate::protocol::{Method, ProtocolVersion, RequestMeta, meta_key};
 use crate::registry::Change;
 use crate::router::{self, Handler, Outcome, PanicAnswer, Reply, Route, Task};
 use crate::server_requests::input_round::InputRound;
+use crate::session::budget::{Budget, Held};
 use crate::session::outgoing::{self, Outgoing, Sink};
 use crate::settings::Settings;
 use crate::tool::TaskSupport;
@@ -51,6 +52,8 @@ pub(super) struct StatelessCall {
     /// A call of a tool with task support from a client that declared the tasks extension:
     /// it becomes a task if its handler waits (`engine/tasks.rs`).
     as_task: bool,
+    /// The length of the call's arguments: what its handler holds, charged to a task it becomes.
+    pub arguments_len: usize,
 }
 
 impl Connection {
@@ -92,6 +95,7 @@ impl Connection {
             target,
             private: has_verified_caller(),
             as_task: task_support != TaskSupport::Forbidden && declares_tasks,
+            arguments_len: request.arguments.map_or(0, |arguments| arguments.get().len()),
         };
         let route = match method {
             Method::Discover => Route::Reply(discover(settings, &registry)),
@@ -110,7 +114,7 @@ impl Connection {
                     return answer(Err(super::tasks::extension_required()));
                 }
                 let changes = (self.core.catalog.subscribe(), self.core.tasks.subscribe());
-                listen(&id, wanted, task_ids, &registry, changes)
+                listen(&id, wanted, task_ids, &registry, &self.session.budget, changes)
             }
             _ => {
                 // The form of the tool schemas, for the client this request says it comes from.
@@ -156,6 +160,7 @@ impl Connection {
             target: String::new(),
             private: has_verified_caller(),
             as_task: false,
+            arguments_len: 0,
         };
         self.run_handler(request.id, task, sink, Some(call), trace.take())
     }
@@ -209,6 +214,11 @@ impl StatelessCall {
 
     pub fn runs_as_task(&self) -> bool {
         self.as_task
+    }
+
+    /// What the request acts on (a tool's name).
+    pub fn target(&self) -> &str {
+        &self.target
     }
 
     /// A task's finished handler: its result, for the task record (no `resultType`), or the
@@ -331,13 +341,16 @@ fn discover(server: &Settings, registry: &crate::registry::Registry) -> Result<R
 }
 
 /// `subscriptions/listen`: acknowledges the filter it honours, then forwards matching changes,
-/// each tagged with the subscription id, until the client cancels (or the server stops).
+/// each tagged with the subscription id, until the client cancels (or the server stops). What
+/// the stream keeps of its filter (resource URIs, task ids) is charged to `budget` while it
+/// lives, and it shows a task's changes only to the task's owner.
 fn listen(
     id: &RequestId,
     wanted: Map<String, Value>,
     task_ids: Vec<String>,
     registry: &crate::registry::Registry,
-    (mut changes, mut task_changes): (broadcast::Receiver<Change>, broadcast::Receiver<crate::tasks::TaskRecord>),
+    budget: &Arc<Budget>,
+    (mut changes, mut task_changes): (broadcast::Receiver<Change>, broadcast::Receiver<crate::tasks::StoredTask>),
 ) -> Route<'static> {
     let flag = |name: &str, offered: bool| offered && wanted.get(name) == Some(&Value::Bool(true));
     let tools = flag("toolsListChanged", !registry.tools.is_empty());
@@ -363,11 +376,18 @@ fn listen(
     if !task_ids.is_empty() {
         honoured.insert("taskIds".into(), json!(task_ids));
     }
+    let kept = uris.iter().chain(&task_ids).map(|text| text.len() + std::mem::size_of::<String>()).sum();
+    let held = match Held::take(budget, kept) {
+        Ok(held) => held,
+        Err(over) => return Route::Reply(Err(over.into_error())),
+    };
     let subscription = json!({ meta_key::SUBSCRIPTION_ID: id });
     Route::Spawn(Task {
         meta: None,
         on_panic: PanicAnswer::InternalError,
         run: Handler::waiting(move |ctx| async move {
+            let _held = held;
+            let viewer = crate::tasks::TaskOwner::of(&ctx);
             let sink = ctx.sink();
             let ack = json!({ "_meta": subscription, "notifications": honoured });
             notify(sink, "notifications/subscriptions/acknowledged", ack).await;
@@ -377,8 +397,9 @@ fn listen(
                     change = changes.recv() => change,
                     task = task_changes.recv(), if !task_ids.is_empty() => match task {
                         // Each carries the whole task, as `tasks/get` would show it.
-                        Ok(task) if task_ids.contains(&task.task_id) => {
-                            let mut params = serde_json::to_value(&task).unwrap_or_default();
+                        Ok(stored) if task_ids.contains(&stored.task.task_id)
+                            && stored.access.admits(&viewer, &ctx) => {
+                            let mut params = serde_json::to_value(&stored.task).unwrap_or_default();
                             params["_meta"] = subscription.clone();
                             notify(sink, "notifications/tasks", params).await;
                             continue;

@@ -19,9 +19,10 @@ use crate::message::Request;
 use crate::protocol::Method;
 use crate::router::{self, Handler, Outcome, PanicAnswer, Reply, Route, Run, Task};
 use crate::server_requests::input_round::missing_capability;
+use crate::session::budget::OverBudget;
 use crate::session::outgoing::Sink;
 use crate::sync::lock;
-use crate::tasks::{EXTENSION, Signal, Status, StoredTask, TaskRecord, TaskStore, Tasks};
+use crate::tasks::{Access, EXTENSION, Signal, Status, StoredTask, TaskOwner, TaskRecord, TaskStore, Tasks};
 use crate::tool::TaskSupport;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -117,19 +118,28 @@ enum Event {
     Progress(Option<String>),
 }
 
+/// A call about to become a task: its id, how long its record is kept, whose it is, and the
+/// bytes its handler holds while it runs (the call's arguments), charged with the record.
+pub(super) struct NewTask {
+    pub id: String,
+    pub ttl: Option<std::time::Duration>,
+    pub access: Access,
+    pub held: usize,
+}
+
 impl Connection {
-    /// Turns a call into task `task_id` (a call of 2026-07-28 whose handler waits, or a
-    /// 2025-11-25 call that asked for a task): stores its record, answers with its handle, and
-    /// runs the handler to its end as the task.
+    /// Turns a call into task `new` (a call of 2026-07-28 whose handler waits, or a
+    /// 2025-11-25 call that asked for a task): charges and stores its record, answers with its
+    /// handle, and runs the handler to its end as the task. A record its owner's allowance
+    /// cannot hold is refused: the call is answered with the error, and nothing runs.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn start_task(
         &self,
         id: RequestId,
-        task_id: String,
+        new: NewTask,
         ctx: Context,
         handler: Run,
         flavor: Flavor,
-        ttl: Option<std::time::Duration>,
         sink: &Sink,
         on_panic: PanicAnswer,
     ) -> Received {
@@ -140,16 +150,25 @@ impl Connection {
         tokio::spawn(async move {
             let tasks = &core.tasks;
             let store = tasks.store();
-            let mut stored =
-                StoredTask { task: TaskRecord::new(task_id, ttl, tasks.poll_interval), owner: store.tag() };
-            let task_id = stored.task.task_id.clone();
+            let NewTask { id: task_id, ttl, access, held } = new;
+            let mut stored = StoredTask {
+                task: TaskRecord::new(task_id.clone(), ttl, tasks.poll_interval),
+                replica: store.tag(),
+                access,
+            };
+            let expires = ttl.map(|ttl| std::time::Instant::now() + ttl);
+            let account = stored.access.owner.account(&task_id);
             let signals = tasks.run_here(&task_id);
             // Durably created before the client learns the id: its first `tasks/get` may come at once.
-            let created = store.put(&stored, ttl).await;
-            let reply = match created {
-                Ok(()) => flavor.created(&stored.task),
-                Err(_) => Err(ErrorObject::new(code::INTERNAL_ERROR, "Internal error: the task store is unreachable")),
+            let created = match tasks.ledger.charge(&task_id, &account, stored.bytes() + held, expires) {
+                Err(over) => Err(over_budget(over, "this call, as a task,")),
+                Ok(()) => store.put(&stored, ttl).await.map_err(|_| {
+                    tasks.ledger.discharge(&task_id);
+                    ErrorObject::new(code::INTERNAL_ERROR, "Internal error: the task store is unreachable")
+                }),
             };
+            let started = created.is_ok();
+            let reply = created.and_then(|()| flavor.created(&stored.task));
             let answer = encode_answer(&id, reply.map(Reply::Serialized));
             ctx.finish_trace(&answer); // the call's answer is the task's handle
             match sink.reserve().await {
@@ -160,9 +179,9 @@ impl Connection {
                     session.finish(&id);
                 }
             }
-            if created.is_ok() {
+            if started {
                 tracing::debug!(task = %task_id, "a call became a task");
-                run(ctx, handler, flavor, signals, &mut stored, (tasks, &*store), ttl, on_panic).await;
+                run(ctx, handler, flavor, signals, &mut stored, (tasks, &*store), held, on_panic).await;
             }
             tasks.finished_here(&task_id);
         });
@@ -179,9 +198,10 @@ async fn run(
     mut signals: tokio::sync::mpsc::UnboundedReceiver<Signal>,
     stored: &mut StoredTask,
     (tasks, store): (&Tasks, &dyn TaskStore),
-    ttl: Option<std::time::Duration>,
+    held: usize,
     on_panic: PanicAnswer,
 ) {
+    let ttl = stored.task.ttl_ms.map(std::time::Duration::from_millis);
     let mut shown: Option<Map<String, Value>> = None;
     let mut progress: Option<String> = None;
     loop {
@@ -238,20 +258,55 @@ async fn run(
                 }
             }
         }
+        if !charge(tasks, stored, held) {
+            break; // failed: too large to keep
+        }
         if store.put(stored, ttl).await.is_err() {
             tracing::warn!(task = %stored.task.task_id, "a task's new status was not stored: the store is unreachable");
         }
-        announce(tasks, store, &stored.task).await;
+        announce(tasks, store, stored).await;
     }
     drop(handler); // a cancelled handler stops here
+    charge(tasks, stored, 0);
     if store.put(stored, ttl).await.is_err() {
         tracing::error!(task = %stored.task.task_id, "a task's outcome was lost: the store is unreachable");
     }
-    announce(tasks, store, &stored.task).await;
+    announce(tasks, store, stored).await;
+}
+
+/// Charges a task's record as it now stands (with `held` bytes of its running handler) to its
+/// owner. A record that no longer fits fails the task instead, keeping the error rather than
+/// what did not fit: `false` then.
+fn charge(tasks: &Tasks, stored: &mut StoredTask, held: usize) -> bool {
+    let account = stored.access.owner.account(&stored.task.task_id);
+    let Err(over) = tasks.ledger.charge(&stored.task.task_id, &account, stored.bytes() + held, None) else {
+        return true;
+    };
+    let task = &mut stored.task;
+    tracing::warn!(task = %task.task_id, "a task failed: its record grew past what the server keeps for its owner");
+    let error = over_budget(over, "the task's outcome");
+    (task.result, task.input_requests) = (None, None);
+    task.set(Status::Failed, Some(error.message.clone()));
+    task.error = serde_json::to_value(&error).ok();
+    // Now small: it fits in what the record held before.
+    let bytes = stored.bytes();
+    let _ = tasks.ledger.charge(&stored.task.task_id, &account, bytes, None);
+    false
+}
+
+/// The error of a task record that `over` says does not fit; `what` would have kept it.
+fn over_budget(over: OverBudget, what: &str) -> ErrorObject {
+    match over {
+        OverBudget::Session { bytes, limit } => ErrorObject::invalid_params(format!(
+            "Invalid params: {what} would keep {bytes} more bytes for its caller, past the limit of {limit} \
+             on what the server keeps for one caller"
+        )),
+        OverBudget::Server => over.into_error(),
+    }
 }
 
 /// Tells `subscriptions/listen` streams, here and on the other replicas, that a task changed.
-async fn announce(tasks: &Tasks, store: &dyn TaskStore, task: &TaskRecord) {
+async fn announce(tasks: &Tasks, store: &dyn TaskStore, task: &StoredTask) {
     tasks.announce(task);
     store.announce(task).await;
 }
@@ -292,7 +347,8 @@ pub(super) enum Era {
     Session,
 }
 
-/// A task method: the task is read (its lease checked) once, then answered as `era` says.
+/// A task method: the task is read (its owner and lease checked) once, then answered as
+/// `era` says.
 pub(super) fn route(
     core: Arc<crate::core::ServerCore>,
     method: Method,
@@ -302,8 +358,9 @@ pub(super) fn route(
     Route::Spawn(Task {
         meta: None,
         on_panic: PanicAnswer::InternalError,
-        run: Handler::waiting(move |_| async move {
+        run: Handler::waiting(move |ctx| async move {
             let tasks = &core.tasks;
+            let viewer = Viewer { owner: TaskOwner::of(&ctx), ctx };
             let params = parse(params)?;
             let responses = match (method, params.input_responses) {
                 (Method::TasksUpdate, Some(Value::Object(responses))) => Some(responses),
@@ -312,7 +369,7 @@ pub(super) fn route(
                 }
                 _ => None,
             };
-            let (mut stored, store) = current(tasks, &params.task_id).await?;
+            let (mut stored, store) = current(tasks, &params.task_id, &viewer).await?;
             let terminal = stored.task.status.is_terminal();
             match (era, method) {
                 (Era::Extension, Method::TasksGet) => router::to_raw(&stored.task),
@@ -337,7 +394,7 @@ pub(super) fn route(
                     stored.task.set(Status::Cancelled, Some("Cancelled by the client".into()));
                     router::to_raw(&session_wire(&stored.task))
                 }
-                (Era::Session, _) => result(tasks, stored).await,
+                (Era::Session, _) => result(tasks, stored, &viewer).await,
             }
         }),
     })
@@ -360,20 +417,36 @@ fn unavailable() -> ErrorObject {
     ErrorObject::new(code::INTERNAL_ERROR, "Internal error: the task store is unreachable; retry shortly")
 }
 
-/// The stored task `id`; -32602 for one that does not exist (any more).
-async fn find(tasks: &Tasks, id: &str) -> Result<(StoredTask, Arc<dyn TaskStore>), ErrorObject> {
+/// Who asks about a task: the owner their request would make, and its context (its caller's
+/// scopes).
+struct Viewer {
+    owner: TaskOwner,
+    ctx: Context,
+}
+
+/// The stored task `id`; -32602 for one that does not exist (any more) or is not the
+/// viewer's: another caller's task is not there for them, whatever they know of its id.
+async fn find(tasks: &Tasks, id: &str, viewer: &Viewer) -> Result<(StoredTask, Arc<dyn TaskStore>), ErrorObject> {
     let store = tasks.store();
     match store.get(id).await.map_err(|_| unavailable())? {
-        Some(stored) => Ok((stored, store)),
-        None => Err(ErrorObject::invalid_params(format!("Unknown task: {}", crate::clip::clip(id)))),
+        Some(stored) if stored.access.admits(&viewer.owner, &viewer.ctx) => Ok((stored, store)),
+        Some(_) => {
+            tracing::debug!(task = %crate::clip::clip(id), "refused a task request from a caller who does not own it");
+            Err(unknown_task(id))
+        }
+        None => Err(unknown_task(id)),
     }
+}
+
+fn unknown_task(id: &str) -> ErrorObject {
+    ErrorObject::invalid_params(format!("Unknown task: {}", crate::clip::clip(id)))
 }
 
 /// The task `id` as it stands: a task whose replica died would say `working` for ever, so its
 /// lease (the replica's heartbeat) is checked, and such a task is failed here.
-async fn current(tasks: &Tasks, id: &str) -> Result<(StoredTask, Arc<dyn TaskStore>), ErrorObject> {
-    let (mut stored, store) = find(tasks, id).await?;
-    if !stored.task.status.is_terminal() && stored.owner != store.tag() && !store.is_alive(stored.owner).await {
+async fn current(tasks: &Tasks, id: &str, viewer: &Viewer) -> Result<(StoredTask, Arc<dyn TaskStore>), ErrorObject> {
+    let (mut stored, store) = find(tasks, id, viewer).await?;
+    if !stored.task.status.is_terminal() && stored.replica != store.tag() && !store.is_alive(stored.replica).await {
         stored.task.set(Status::Failed, Some("The server replica running this task stopped".into()));
         let error =
             ErrorObject::new(code::INTERNAL_ERROR, "Internal error: the server replica running this task stopped");
@@ -385,11 +458,11 @@ async fn current(tasks: &Tasks, id: &str) -> Result<(StoredTask, Arc<dyn TaskSto
 
 /// `tasks/result`: waits for the task's end, then its result (with the related-task `_meta`)
 /// or the JSON-RPC error it failed with.
-async fn result(tasks: &Tasks, mut stored: StoredTask) -> Outcome {
+async fn result(tasks: &Tasks, mut stored: StoredTask, viewer: &Viewer) -> Outcome {
     let pause = tasks.poll_interval.min(std::time::Duration::from_millis(100));
     while !stored.task.status.is_terminal() {
         tokio::time::sleep(pause).await;
-        stored = current(tasks, &stored.task.task_id).await?.0;
+        stored = current(tasks, &stored.task.task_id, viewer).await?.0;
     }
     let task = stored.task;
     match (task.status, task.result, task.error) {
@@ -485,8 +558,10 @@ impl Connection {
                 return Received::Answer(encode_answer(&id, reply.map(Reply::Serialized)));
             }
         };
-        let task_id = link.id.clone();
-        self.start_task(id, task_id, ctx, handler, Flavor::Session(link), ttl, sink, task.on_panic)
+        let scopes = request.target.as_deref().and_then(|name| registry.tools.get(name)).map_or(&[][..], |t| t.scopes);
+        let held = request.arguments.map_or(0, |arguments| arguments.get().len());
+        let new = NewTask { id: link.id.clone(), ttl, access: Access::of(&ctx, scopes), held };
+        self.start_task(id, new, ctx, handler, Flavor::Session(link), sink, task.on_panic)
     }
 }
 
@@ -494,6 +569,6 @@ impl Connection {
 async fn deliver(tasks: &Tasks, store: &dyn TaskStore, stored: &StoredTask, signal: Signal) -> Result<(), ErrorObject> {
     match tasks.signal_here(&stored.task.task_id, signal) {
         Ok(()) => Ok(()),
-        Err(signal) => store.forward(&stored.task.task_id, stored.owner, signal).await.map_err(|_| unavailable()),
+        Err(signal) => store.forward(&stored.task.task_id, stored.replica, signal).await.map_err(|_| unavailable()),
     }
 }

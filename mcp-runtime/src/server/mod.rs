@@ -549,7 +549,9 @@ impl Server {
             session_store: self.session_store,
             schema_profiles: self.schema_profiles,
         });
-        let tasks = crate::tasks::Tasks::new(self.task_ttl, Duration::from_millis(500));
+        // Task records are charged as a session's kept bytes are: per owner, and to the one pool.
+        let ledger = crate::tasks::Ledger::new(settings.max_session_bytes, Arc::clone(&settings.retained));
+        let tasks = crate::tasks::Tasks::new(self.task_ttl, Duration::from_millis(500), ledger);
         let middleware = crate::middleware::Middlewares::new(self.middleware);
         Ok(Arc::new(ServerCore { settings, catalog, tasks, custom: self.custom, middleware }))
     }

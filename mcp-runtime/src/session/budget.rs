@@ -120,6 +120,27 @@ impl Budget {
     }
 }
 
+/// Bytes taken from a budget for as long as this lives (what a running handler keeps).
+#[derive(Debug)]
+pub(crate) struct Held {
+    budget: Arc<Budget>,
+    bytes: usize,
+}
+
+impl Held {
+    /// Takes `bytes` from `budget` until the result is dropped, or refuses them.
+    pub fn take(budget: &Arc<Budget>, bytes: usize) -> Result<Self, OverBudget> {
+        budget.try_reserve(bytes)?;
+        Ok(Self { budget: Arc::clone(budget), bytes })
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.budget.release(self.bytes);
+    }
+}
+
 impl Drop for Budget {
     fn drop(&mut self) {
         self.server.give(self.own.used());

@@ -86,6 +86,8 @@ pub(crate) struct Session {
     /// The transport's id of the session (HTTP's `Mcp-Session-Id`) and its kind (`pipe`,
     /// `tcp`), for traces.
     transport: OnceLock<(Option<String>, &'static str)>,
+    /// What names the session to what it owns (its tasks) when the transport gives it no id.
+    local_key: OnceLock<String>,
     /// Bumped by every change to what a session store keeps of the session (the handshake,
     /// the log level, subscriptions), so a transport that stores it knows when to save.
     revision: AtomicU64,
@@ -118,6 +120,7 @@ impl Session {
             stream_closer: OnceLock::new(),
             revision: AtomicU64::new(0),
             transport: OnceLock::new(),
+            local_key: OnceLock::new(),
         }
     }
 
@@ -128,6 +131,14 @@ impl Session {
 
     pub fn transport_id(&self) -> Option<&str> {
         self.transport.get().and_then(|(id, _)| id.as_deref())
+    }
+
+    /// What names this session to what it owns: the transport's id (the same on every
+    /// replica), else one unique in this process.
+    pub fn key(&self) -> &str {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        self.transport_id()
+            .unwrap_or_else(|| self.local_key.get_or_init(|| format!("local-{}", NEXT.fetch_add(1, Ordering::Relaxed))))
     }
 
     pub fn transport_kind(&self) -> Option<&'static str> {

@@ -53,7 +53,7 @@ impl TaskStore for MemoryTasks {
         0
     }
 
-    fn announce<'a>(&'a self, _: &'a super::TaskRecord) -> BoxFuture<'a, ()> {
+    fn announce<'a>(&'a self, _: &'a StoredTask) -> BoxFuture<'a, ()> {
         Box::pin(async {}) // no other replica
     }
 }

@@ -4,10 +4,14 @@
 //! process runs. The engine decides when a call becomes a task and runs it
 //! (`engine/tasks.rs`).
 
+mod ledger;
 mod memory;
+mod owner;
 pub(crate) mod time;
 
+pub(crate) use ledger::Ledger;
 pub(crate) use memory::MemoryTasks;
+pub(crate) use owner::{Access, TaskOwner};
 
 use crate::sync::{Broadcast, lock};
 use futures_util::future::BoxFuture;
@@ -99,7 +103,30 @@ impl TaskRecord {
 pub(crate) struct StoredTask {
     pub task: TaskRecord,
     /// The replica running it (its tag; 0 in a store of one process).
-    pub owner: u32,
+    pub replica: u32,
+    /// Who may see and steer it.
+    pub access: Access,
+}
+
+impl StoredTask {
+    /// About what the record takes in memory, as a budget counts it: its result, error and
+    /// pending requests above all.
+    pub fn bytes(&self) -> usize {
+        use crate::session::budget::{json_bytes, members_bytes};
+        let task = &self.task;
+        let text = [&task.task_id, &task.created_at, &task.last_updated_at].iter().map(|s| s.len()).sum::<usize>()
+            + task.status_message.as_ref().map_or(0, String::len);
+        let access = match &self.access.owner {
+            TaskOwner::Caller(key) | TaskOwner::Session(key) => key.len(),
+            TaskOwner::IdHolder => 0,
+        } + self.access.scopes.iter().map(String::len).sum::<usize>();
+        std::mem::size_of::<Self>()
+            + text
+            + access
+            + task.result.as_ref().map_or(0, json_bytes)
+            + task.error.as_ref().map_or(0, json_bytes)
+            + task.input_requests.as_ref().map_or(0, members_bytes)
+    }
 }
 
 /// What a client's `tasks/update` or `tasks/cancel` asks of the task's runner.
@@ -118,14 +145,14 @@ pub(crate) trait TaskStore: Send + Sync {
     /// Saves a task (created, or changed by its runner), for `ttl` from now.
     fn put<'a>(&'a self, task: &'a StoredTask, ttl: Option<Duration>) -> BoxFuture<'a, Result<(), Unavailable>>;
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<StoredTask>, Unavailable>>;
-    /// Hands `signal` to replica `owner`, which runs task `id`.
-    fn forward<'a>(&'a self, id: &'a str, owner: u32, signal: Signal) -> BoxFuture<'a, Result<(), Unavailable>>;
-    /// Whether replica `owner` is alive (its heartbeat has not expired).
-    fn is_alive(&self, owner: u32) -> BoxFuture<'_, bool>;
-    /// This process's tag as an owner.
+    /// Hands `signal` to `replica`, which runs task `id`.
+    fn forward<'a>(&'a self, id: &'a str, replica: u32, signal: Signal) -> BoxFuture<'a, Result<(), Unavailable>>;
+    /// Whether `replica` is alive (its heartbeat has not expired).
+    fn is_alive(&self, replica: u32) -> BoxFuture<'_, bool>;
+    /// This process's tag as a replica.
     fn tag(&self) -> u32;
     /// Tells the other replicas that a task changed (for their listen streams).
-    fn announce<'a>(&'a self, task: &'a TaskRecord) -> BoxFuture<'a, ()>;
+    fn announce<'a>(&'a self, task: &'a StoredTask) -> BoxFuture<'a, ()>;
 }
 
 /// The tasks of a server: where their records live, and the ones this process runs.
@@ -136,20 +163,25 @@ pub(crate) struct Tasks {
     /// The tasks running here, by id: where their signals go.
     running: Mutex<HashMap<String, mpsc::UnboundedSender<Signal>>>,
     /// Every change of a task, here or (with a shared store) on another replica, for
-    /// `subscriptions/listen` streams.
-    changes: Broadcast<TaskRecord>,
+    /// `subscriptions/listen` streams (which show a task only to its owner).
+    changes: Broadcast<StoredTask>,
+    /// What the records this process made or runs cost, and whom.
+    pub ledger: Ledger,
     /// How long a task's record is kept after it was created.
     pub ttl: Option<Duration>,
     pub poll_interval: Duration,
 }
 
 impl Tasks {
-    pub fn new(ttl: Option<Duration>, poll_interval: Duration) -> Self {
+    /// Tasks kept `ttl`, polled every `poll_interval`, whose records are charged to
+    /// `ledger`.
+    pub fn new(ttl: Option<Duration>, poll_interval: Duration, ledger: Ledger) -> Self {
         Self {
             memory: Arc::new(MemoryTasks::default()),
             shared: OnceLock::new(),
             running: Mutex::default(),
             changes: Broadcast::new(64),
+            ledger,
             ttl,
             poll_interval,
         }
@@ -182,12 +214,12 @@ impl Tasks {
         format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
     }
 
-    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<TaskRecord> {
+    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<StoredTask> {
         self.changes.subscribe()
     }
 
     /// Tells the `subscriptions/listen` streams here that a task changed.
-    pub fn announce(&self, task: &TaskRecord) {
+    pub fn announce(&self, task: &StoredTask) {
         self.changes.send(task.clone());
     }
 

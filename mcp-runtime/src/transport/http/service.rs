@@ -199,7 +199,7 @@ impl super::replicas::LocalSessions for Inner {
         self.core.catalog.announce_remote(change);
     }
 
-    fn task_changed(&self, task: &crate::tasks::TaskRecord) {
+    fn task_changed(&self, task: &crate::tasks::StoredTask) {
         self.core.tasks.announce(task);
     }
 

@@ -29,7 +29,7 @@ pub(super) enum Note {
     /// A client's `tasks/update` or `tasks/cancel` for a task replica `owner` runs.
     Task { task: String, owner: u32, signal: crate::tasks::Signal },
     /// A task changed (for `subscriptions/listen` streams elsewhere).
-    TaskChanged { task: crate::tasks::TaskRecord },
+    TaskChanged { task: Box<crate::tasks::StoredTask> },
 }
 
 #[derive(Debug, Serialize, Deserialize)]

@@ -77,7 +77,7 @@ pub(super) trait LocalSessions: Send + Sync {
     /// A client's `tasks/update` or `tasks/cancel`, for a task this replica runs.
     fn signal_task(&self, task: &str, signal: crate::tasks::Signal);
     /// A task changed on another replica.
-    fn task_changed(&self, task: &crate::tasks::TaskRecord);
+    fn task_changed(&self, task: &crate::tasks::StoredTask);
 }
 
 impl Replicas {

@@ -42,24 +42,24 @@ impl TaskStore for Replicas {
         })
     }
 
-    fn forward<'a>(&'a self, id: &'a str, owner: u32, signal: Signal) -> BoxFuture<'a, Result<(), Unavailable>> {
+    fn forward<'a>(&'a self, id: &'a str, replica: u32, signal: Signal) -> BoxFuture<'a, Result<(), Unavailable>> {
         Box::pin(async move {
-            self.publish(Note::Task { task: id.to_owned(), owner, signal }).await.map_err(|_| Unavailable)
+            self.publish(Note::Task { task: id.to_owned(), owner: replica, signal }).await.map_err(|_| Unavailable)
         })
     }
 
-    fn is_alive(&self, owner: u32) -> BoxFuture<'_, bool> {
+    fn is_alive(&self, replica: u32) -> BoxFuture<'_, bool> {
         // Unknown while Redis is unreachable: alive, rather than failing a running task.
-        Box::pin(async move { self.is_alive(owner).await.unwrap_or(true) })
+        Box::pin(async move { self.is_alive(replica).await.unwrap_or(true) })
     }
 
     fn tag(&self) -> u32 {
         self.tag
     }
 
-    fn announce<'a>(&'a self, task: &'a crate::tasks::TaskRecord) -> BoxFuture<'a, ()> {
+    fn announce<'a>(&'a self, task: &'a StoredTask) -> BoxFuture<'a, ()> {
         Box::pin(async move {
-            let _ = self.publish(Note::TaskChanged { task: task.clone() }).await;
+            let _ = self.publish(Note::TaskChanged { task: Box::new(task.clone()) }).await;
         })
     }
 }
