@@ -61,3 +61,48 @@ async fn handlers_named_like_the_generated_shims_run_as_written() {
         assert_eq!(completion["completion"]["values"], json!(["two"]), "{reference}");
     }
 }
+
+// Handlers with more parameters than clippy's `too_many_arguments` allows a Rust function
+// (seven): the generated code, the typed calls and the annotated functions themselves build
+// lint-free (the test command runs clippy with `-D warnings` over this file).
+
+/// A tool of eight arguments.
+#[mcp_tool]
+fn eight(a: u8, b: u8, c: u8, d: u8, e: u8, f: u8, g: u8, h: u8) -> String {
+    [a, b, c, d, e, f, g, h].map(|n| n.to_string()).concat()
+}
+
+/// The same, async, with an injected parameter besides.
+#[mcp_tool]
+async fn eight_async(a: u8, b: u8, c: u8, d: u8, e: u8, f: u8, g: u8, h: u8, ctx: Context) -> String {
+    let _ = ctx.request_id();
+    [h, g, f, e, d, c, b, a].map(|n| n.to_string()).concat()
+}
+
+/// A prompt of eight arguments.
+#[mcp_prompt]
+fn eight_prompt(a: String, b: String, c: String, d: String, e: String, f: String, g: String, h: String) -> String {
+    [a, b, c, d, e, f, g, h].concat()
+}
+
+/// A resource of eight template variables.
+#[mcp_resource(uri = "eight://{a}/{b}/{c}/{d}/{e}/{f}/{g}/{h}")]
+fn eight_vars(a: String, b: String, c: String, d: String, e: String, f: String, g: String, h: String) -> String {
+    [a, b, c, d, e, f, g, h].concat()
+}
+
+#[tokio::test]
+async fn handlers_of_eight_parameters_build_lint_free_and_run() {
+    let client = TestClient::connect(
+        server!().tools(tools![eight, eight_async]).prompts(prompts![eight_prompt]).resources(resources![eight_vars]),
+    )
+    .await;
+    let arguments = json!({"a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6, "g": 7, "h": 8});
+    assert_eq!(client.call_tool("eight", arguments.clone()).await.unwrap().text(), Some("12345678"));
+    assert_eq!(client.call_tool("eight_async", arguments).await.unwrap().text(), Some("87654321"));
+    let texts = json!({"a": "a", "b": "b", "c": "c", "d": "d", "e": "e", "f": "f", "g": "g", "h": "h"});
+    let prompt = client.request("prompts/get", json!({"name": "eight_prompt", "arguments": texts})).await.unwrap();
+    assert_eq!(prompt["messages"][0]["content"]["text"], "abcdefgh");
+    let read = client.request("resources/read", json!({"uri": "eight://a/b/c/d/e/f/g/h"})).await.unwrap();
+    assert_eq!(read["contents"][0]["text"], "abcdefgh");
+}

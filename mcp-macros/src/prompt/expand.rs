@@ -50,6 +50,9 @@ pub(crate) fn prompt(prompt: &HandlerFn, options: &PromptOptions) -> TokenStream
     let stub = crate::stub::prompt(prompt, &name);
 
     quote! {
+        // Its parameters are the arguments a client sends, as many as the task needs: clippy's
+        // limit on a Rust function's arity does not apply.
+        #[allow(clippy::too_many_arguments)]
         #item
 
         #marker

@@ -55,6 +55,9 @@ pub(crate) fn resource(resource: &HandlerFn, options: &ResourceOptions, uri: &Li
     let stub = crate::stub::resource(resource, &uri.value());
 
     quote! {
+        // Its parameters are the arguments a client sends, as many as the task needs: clippy's
+        // limit on a Rust function's arity does not apply.
+        #[allow(clippy::too_many_arguments)]
         #item
 
         #marker

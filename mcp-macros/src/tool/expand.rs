@@ -124,6 +124,9 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
     let stub = crate::stub::tool(tool, &name);
 
     quote! {
+        // Its parameters are the arguments a client sends, as many as the task needs: clippy's
+        // limit on a Rust function's arity does not apply.
+        #[allow(clippy::too_many_arguments)]
         #item
 
         #marker
@@ -230,6 +233,7 @@ fn arguments_struct(tool: &HandlerFn) -> TokenStream {
         }
 
         impl<#(#generics),*> __McpArguments<#(#generics),*> {
+            #[allow(clippy::too_many_arguments)]
             fn __mcp_shape(#(_: ::core::marker::PhantomData<#generics>),*) -> ::core::marker::PhantomData<Self> {
                 ::core::marker::PhantomData
             }
