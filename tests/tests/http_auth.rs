@@ -609,7 +609,8 @@ fn listed(messages: &[Value], field: &str, key: &str) -> Vec<String> {
 /// Every request that acts on a scoped resource, template or prompt, as `(method, params,
 /// the item the refusal names)`; `resources/subscribe` only in a session.
 fn scoped_requests(session: bool) -> Vec<(&'static str, Value, &'static str)> {
-    let complete = |reference: Value, argument: &str| json!({"ref": reference, "argument": {"name": argument, "value": "s"}});
+    let complete =
+        |reference: Value, argument: &str| json!({"ref": reference, "argument": {"name": argument, "value": "s"}});
     let mut requests = vec![
         ("resources/read", json!({"uri": "notes://admin"}), "resource `notes://admin`"),
         ("resources/read", json!({"uri": "private://7"}), "resource `private://7`"),
