@@ -195,7 +195,13 @@ mod tests {
         assert_eq!(call.unwrap().target.as_deref(), Some("a_b"));
         let read = decoded(r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"x://y","name":5}}"#);
         assert_eq!(read.unwrap().target.as_deref(), Some("x://y"));
+        let complete = r#"{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"p"}}}"#;
+        assert_eq!(
+            decoded(complete).unwrap().reference.map(RawValue::get),
+            Some(r#"{"type":"ref/prompt","name":"p"}"#)
+        );
         for bad in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"p"},"ref":{}}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":["add"]}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","name":"b"}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":["add",{}]}"#,
