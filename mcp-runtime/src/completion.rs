@@ -2,13 +2,35 @@
 //! argument or a resource template variable, given what the user typed so far.
 
 use crate::context::Context;
+use crate::jsonrpc::{ErrorObject, without_position};
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::future::Future;
 
 /// The protocol's cap on values in one completion answer.
 pub const MAX_VALUES: usize = 100;
+
+/// What a `completion/complete` request completes: its `ref`, read by the request's one
+/// decode (`message::Request::reference`) and resolved by `Registry::referenced`.
+#[derive(Deserialize)]
+#[serde(tag = "type")]
+pub(crate) enum Reference {
+    #[serde(rename = "ref/prompt")]
+    Prompt { name: String },
+    #[serde(rename = "ref/resource")]
+    Resource { uri: String },
+}
+
+impl Reference {
+    /// Parses a request's `params.ref`, or -32602 saying what is wrong with it.
+    pub(crate) fn parse(raw: Option<&RawValue>) -> Result<Self, ErrorObject> {
+        let raw = raw.ok_or_else(|| ErrorObject::invalid_params("Invalid params: missing field `ref`"))?;
+        serde_json::from_str(raw.get())
+            .map_err(|err| ErrorObject::invalid_params(format!("Invalid params: `ref`: {}", without_position(&err))))
+    }
+}
 
 /// What a completion function is asked.
 #[derive(Clone, Debug, Default)]

@@ -1,6 +1,6 @@
 //! One incoming message, decoded once into what every layer decides by: the transport's
 //! policy (bearer scopes, mirrored headers), the engine's routing and the handlers. The
-//! members that decide where a request goes (its method, `name` or `uri`, `_meta`) are read
+//! members that decide where a request goes (its method, `name`, `uri` or `ref`, `_meta`) are read
 //! here and nowhere else, so two layers can never read the same bytes two ways.
 
 use crate::jsonrpc::{self, ErrorObject, Incoming, Rejected, RequestId, without_position};
@@ -39,6 +39,9 @@ pub(crate) struct Request<'a> {
     pub arguments: Option<&'a RawValue>,
     /// `params.task`, raw: a 2025-11-25 client asking for a task-augmented call.
     pub task: Option<&'a RawValue>,
+    /// `params.ref`, raw: what a `completion/complete` completes (a prompt or a resource
+    /// template), read here so the scope check and the completion read one copy.
+    pub reference: Option<&'a RawValue>,
     /// `params._meta`, raw.
     pub meta: Option<&'a RawValue>,
     /// `_meta`, parsed, when it names a protocol version: the request is stateless.
@@ -90,6 +93,8 @@ struct Members<'a> {
     arguments: Option<&'a RawValue>,
     #[serde(borrow, default)]
     task: Option<&'a RawValue>,
+    #[serde(borrow, default, rename = "ref")]
+    reference: Option<&'a RawValue>,
     #[serde(borrow, default, rename = "_meta")]
     meta: Option<&'a RawValue>,
 }
@@ -112,7 +117,9 @@ fn request<'a>(id: RequestId, name: Cow<'a, str>, params: Option<&'a RawValue>) 
     let method = Method::parse(&name);
     let reject = |id: RequestId, error: ErrorObject| Rejected { id: Some(id), error };
     let members = match params {
-        None => Members { name: None, uri: None, task_id: None, arguments: None, task: None, meta: None },
+        None => {
+            Members { name: None, uri: None, task_id: None, arguments: None, task: None, reference: None, meta: None }
+        }
         Some(params) => match serde_json::from_str::<Members<'a>>(params.get()) {
             Ok(members) => members,
             Err(err) => return Err(reject(id, invalid_params(&err))),
@@ -143,6 +150,7 @@ fn request<'a>(id: RequestId, name: Cow<'a, str>, params: Option<&'a RawValue>) 
         target,
         arguments: members.arguments,
         task: members.task,
+        reference: members.reference,
         meta: members.meta,
         stateless_meta,
     })
@@ -187,7 +195,13 @@ mod tests {
         assert_eq!(call.unwrap().target.as_deref(), Some("a_b"));
         let read = decoded(r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"x://y","name":5}}"#);
         assert_eq!(read.unwrap().target.as_deref(), Some("x://y"));
+        let complete = r#"{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"p"}}}"#;
+        assert_eq!(
+            decoded(complete).unwrap().reference.map(RawValue::get),
+            Some(r#"{"type":"ref/prompt","name":"p"}"#)
+        );
         for bad in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"p"},"ref":{}}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":["add"]}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","name":"b"}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":["add",{}]}"#,

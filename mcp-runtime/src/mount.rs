@@ -227,6 +227,7 @@ impl Mount {
             annotations: None,
             icons: &[],
             meta: None,
+            scopes: &[],
             // The mounted server judges its own URIs.
             allow_dot_segments: true,
             ttl_ms: None,
@@ -265,6 +266,7 @@ impl Mount {
             description: prompt.description.map(Str::from),
             icons: &[],
             meta: None,
+            scopes: &[],
             arguments,
             required_state: Vec::new(),
             get: GetFn::Arc(Arc::new(move |arguments, ctx| {

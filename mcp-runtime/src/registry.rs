@@ -3,6 +3,7 @@
 //! JSON; a change (a tool added at run time) builds a new snapshot and tells every session.
 
 use crate::clip::clip;
+use crate::completion::{CompleteFn, Reference};
 use crate::error::{Error, ErrorKind};
 use crate::jsonrpc::{ErrorObject, code};
 use crate::prompt::PromptDescriptor;
@@ -45,8 +46,12 @@ pub(crate) trait ListItem: Clone {
     /// How many wire forms an item has: one, but a tool has one per schema profile
     /// ([`SchemaProfile::index`](crate::SchemaProfile)), each serialized when first listed.
     const FORMS: usize = 1;
+    /// The member of its wire form that holds its key (`name`, `uri`, `uriTemplate`).
+    const KEY_MEMBER: &'static str;
     /// What the item is looked up by: a name or a URI.
     fn key(&self) -> &Str;
+    /// The OAuth scopes a caller needs to see and use it (HTTP with feature `auth`).
+    fn scopes(&self) -> &'static [&'static str];
     /// Shown by the list method; an unlisted item can still be called by name.
     fn listed(&self) -> bool {
         true
@@ -56,8 +61,12 @@ pub(crate) trait ListItem: Clone {
 
 impl ListItem for ToolDescriptor {
     const FORMS: usize = SchemaProfile::ALL.len();
+    const KEY_MEMBER: &'static str = "name";
     fn key(&self) -> &Str {
         &self.name
+    }
+    fn scopes(&self) -> &'static [&'static str] {
+        self.scopes
     }
     fn listed(&self) -> bool {
         !self.hidden
@@ -69,8 +78,12 @@ impl ListItem for ToolDescriptor {
 }
 
 impl ListItem for ResourceDescriptor {
+    const KEY_MEMBER: &'static str = "uri";
     fn key(&self) -> &Str {
         &self.uri
+    }
+    fn scopes(&self) -> &'static [&'static str] {
+        self.scopes
     }
     fn to_wire(&self, _: usize) -> serde_json::Result<Box<RawValue>> {
         serde_json::value::to_raw_value(&self.wire(false))
@@ -78,8 +91,12 @@ impl ListItem for ResourceDescriptor {
 }
 
 impl ListItem for Template {
+    const KEY_MEMBER: &'static str = "uriTemplate";
     fn key(&self) -> &Str {
         &self.descriptor.uri
+    }
+    fn scopes(&self) -> &'static [&'static str] {
+        self.descriptor.scopes
     }
     fn to_wire(&self, _: usize) -> serde_json::Result<Box<RawValue>> {
         serde_json::value::to_raw_value(&self.descriptor.wire(true))
@@ -87,8 +104,12 @@ impl ListItem for Template {
 }
 
 impl ListItem for PromptDescriptor {
+    const KEY_MEMBER: &'static str = "name";
     fn key(&self) -> &Str {
         &self.name
+    }
+    fn scopes(&self) -> &'static [&'static str] {
+        self.scopes
     }
     fn to_wire(&self, _: usize) -> serde_json::Result<Box<RawValue>> {
         serde_json::value::to_raw_value(&self.wire())
@@ -153,14 +174,21 @@ impl<T: ListItem> Listing<T> {
         self.items.iter()
     }
 
-    /// Every listed item's wire form, in order.
-    pub fn wire_items(&self) -> Result<Vec<&RawValue>, ErrorObject> {
-        self.wire_items_in(0)
+    /// The array's name in the list result (`tools`, `prompts`...).
+    pub fn field(&self) -> &'static str {
+        self.field
     }
 
-    /// Every listed item's wire form `form` (see [`ListItem::FORMS`]), in order.
-    fn wire_items_in(&self, form: usize) -> Result<Vec<&RawValue>, ErrorObject> {
-        self.items.iter().enumerate().filter(|(_, item)| item.listed()).map(|(i, _)| self.json(i, form)).collect()
+    /// The wire form of every listed item `keep` accepts, in order.
+    pub fn wire_items_where(&self, keep: impl Fn(&T) -> bool) -> Result<Vec<&RawValue>, ErrorObject> {
+        self.wire_items_in(0, keep)
+    }
+
+    /// The wire form `form` (see [`ListItem::FORMS`]) of every listed item `keep` accepts,
+    /// in order.
+    fn wire_items_in(&self, form: usize, keep: impl Fn(&T) -> bool) -> Result<Vec<&RawValue>, ErrorObject> {
+        let items = self.items.iter().enumerate();
+        items.filter(|(_, item)| item.listed() && keep(item)).map(|(i, _)| self.json(i, form)).collect()
     }
 
     /// Item `index`'s wire form `form`, serialized now if it is the first time.
@@ -202,7 +230,7 @@ impl<T: ListItem> Listing<T> {
 
     /// `{"<field>":[...],"nextCursor":"<n>"}` per page, the items' raw JSON joined as it is.
     fn build_pages(&self, form: usize) -> Result<Vec<Box<RawValue>>, ErrorObject> {
-        let raw = self.wire_items_in(form)?;
+        let raw = self.wire_items_in(form, |_| true)?;
         let chunks: Vec<&[&RawValue]> = if raw.is_empty() { vec![&[]] } else { raw.chunks(self.page_size).collect() };
         let last = chunks.len() - 1;
         let mut pages = Vec::with_capacity(chunks.len());
@@ -283,9 +311,37 @@ pub(crate) struct Registry {
 }
 
 impl Registry {
-    /// The template a URI matches (the most specific one) and its bindings.
-    pub fn match_template(&self, uri: &str) -> Option<(&Template, Bindings)> {
-        self.match_order.iter().map(|&i| self.templates.item(i)).find_map(|t| Some((t, t.template.matches(uri)?)))
+    /// What `uri` reads: the resource of that URI, else the most specific template matching
+    /// it, with the variables it binds (none for a resource). `resources/read` and
+    /// `resources/subscribe` are routed by it and HTTP's scope check finds the item by it, so
+    /// the two cannot disagree.
+    pub fn resource_for(&self, uri: &str) -> Option<(&ResourceDescriptor, Bindings)> {
+        match self.resources.get(uri) {
+            Some(resource) => Some((resource, Bindings::new())),
+            None => self
+                .match_order
+                .iter()
+                .map(|&i| self.templates.item(i))
+                .find_map(|template| Some((&template.descriptor, template.template.matches(uri)?))),
+        }
+    }
+
+    /// What a `completion/complete` reference names: a prompt by its name, or a resource
+    /// template by its template text. Completion is routed by it and HTTP's scope check finds
+    /// the item by it, so the two cannot disagree.
+    pub fn referenced(&self, reference: &Reference) -> Result<Referenced<'_>, ErrorObject> {
+        match reference {
+            Reference::Prompt { name } => self
+                .prompts
+                .get(name)
+                .map(Referenced::Prompt)
+                .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown prompt: {}", clip(name)))),
+            Reference::Resource { uri } => self
+                .templates
+                .get(uri)
+                .map(Referenced::Template)
+                .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown resource template: {}", clip(uri)))),
+        }
     }
 
     /// Whether any template enumerates concrete resources (then `resources/list` runs user code).
@@ -296,6 +352,22 @@ impl Registry {
     /// Whether anything can be completed.
     pub fn has_completions(&self) -> bool {
         !self.prompts.is_empty() || !self.templates.is_empty()
+    }
+}
+
+/// The prompt or resource template a `completion/complete` reference names.
+pub(crate) enum Referenced<'a> {
+    Prompt(&'a PromptDescriptor),
+    Template(&'a Template),
+}
+
+impl<'a> Referenced<'a> {
+    /// Its completion functions, per argument or variable.
+    pub fn completers(&self) -> &'a [(Str, CompleteFn)] {
+        match self {
+            Self::Prompt(prompt) => &prompt.complete,
+            Self::Template(template) => &template.descriptor.complete,
+        }
     }
 }
 

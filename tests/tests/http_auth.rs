@@ -1,7 +1,8 @@
 //! Authorization over real sockets (feature `auth`): tokens signed here (HS256 with a shared
 //! secret, RS256 with the fixed test key in `tests/data/`), the 401/403 challenges, the
-//! protected-resource metadata, per-tool scopes (calls and `tools/list`), the caller's identity
-//! in tools, sessions bound to their user (2025-11-25) and per-request tokens (2026-07-28).
+//! protected-resource metadata, per-item scopes (tool calls, resource reads and subscriptions,
+//! prompts, completion, and the lists), the caller's identity in tools, sessions bound to their
+//! user (2025-11-25) and per-request tokens (2026-07-28).
 #![cfg(feature = "auth")]
 
 use hyper::{Method, StatusCode};
@@ -309,8 +310,9 @@ fn stateless(id: i64, method: &str, mut params: Value) -> Value {
 
 async fn post_stateless(client: &HttpClient, message: &Value) -> Reply {
     let mut headers = vec![("mcp-protocol-version", "2026-07-28"), ("mcp-method", message["method"].as_str().unwrap())];
-    // The target the `Mcp-Name` header mirrors: a tool's name, a task's id.
-    if let Some(name) = message["params"]["name"].as_str().or(message["params"]["taskId"].as_str()) {
+    // The target the `Mcp-Name` header mirrors: a tool's or prompt's name, a resource's URI, a task's id.
+    let params = &message["params"];
+    if let Some(name) = params["name"].as_str().or(params["uri"].as_str()).or(params["taskId"].as_str()) {
         headers.push(("mcp-name", name));
     }
     client.post_with(message, &headers).await
@@ -550,6 +552,196 @@ async fn no_shape_of_params_runs_a_tool_the_token_lacks_the_scope_for() {
     let messages = writer_session.request(1, "tools/call", json!({"name": "erase", "arguments": {}})).await;
     assert_eq!(text_of(&messages), "erased");
     assert_eq!(ERASED.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
+
+/// Anyone may read it.
+#[mcp_resource(uri = "notes://public")]
+fn public_notes() -> String {
+    "public notes".to_owned()
+}
+
+/// The administrator's notes (needs `notes:admin`).
+#[mcp_resource(uri = "notes://admin", scopes = ["notes:admin"])]
+fn admin_notes() -> String {
+    "admin notes".to_owned()
+}
+
+/// Anyone's public page.
+#[mcp_resource(uri = "pages://{id}")]
+fn page(id: String) -> String {
+    format!("page {id}")
+}
+
+/// A private note by id (needs `notes:admin`); its list and completions show ids.
+#[mcp_resource(uri = "private://{id}", scopes = ["notes:admin"], list = private_ids, complete(id = secret_ids))]
+fn private_note(id: String) -> String {
+    format!("private note {id}")
+}
+
+fn private_ids() -> Vec<ResourceEntry> {
+    vec![ResourceEntry::new("private://1", "first private note")]
+}
+
+fn secret_ids(request: CompletionRequest) -> Vec<String> {
+    request.filter(["secret-1", "secret-2"])
+}
+
+/// Greets someone; anyone may get it.
+#[mcp_prompt(complete(name = names))]
+fn greet(name: String) -> String {
+    format!("Greet {name}.")
+}
+
+fn names(request: CompletionRequest) -> Vec<String> {
+    request.filter(["ada", "alan"])
+}
+
+/// Audits a topic (needs `notes:admin`).
+#[mcp_prompt(scopes = ["notes:admin"], complete(topic = secret_ids))]
+fn audit(topic: String) -> String {
+    format!("Audit {topic}.")
+}
+
+/// The keys (`name`, `uri`, `uriTemplate`) of a list answer's items.
+fn listed(messages: &[Value], field: &str, key: &str) -> Vec<String> {
+    let items = messages.last().unwrap()["result"][field].as_array().unwrap_or_else(|| panic!("{messages:?}"));
+    items.iter().map(|item| item[key].as_str().unwrap().to_owned()).collect()
+}
+
+/// Every request that acts on a scoped resource, template or prompt, as `(method, params,
+/// the item the refusal names)`; `resources/subscribe` only in a session.
+fn scoped_requests(session: bool) -> Vec<(&'static str, Value, &'static str)> {
+    let complete =
+        |reference: Value, argument: &str| json!({"ref": reference, "argument": {"name": argument, "value": "s"}});
+    let mut requests = vec![
+        ("resources/read", json!({"uri": "notes://admin"}), "resource `notes://admin`"),
+        ("resources/read", json!({"uri": "private://7"}), "resource `private://7`"),
+        ("prompts/get", json!({"name": "audit", "arguments": {"topic": "payroll"}}), "prompt `audit`"),
+        ("completion/complete", complete(json!({"type": "ref/prompt", "name": "audit"}), "topic"), "prompt `audit`"),
+        (
+            "completion/complete",
+            complete(json!({"type": "ref/resource", "uri": "private://{id}"}), "id"),
+            "resource template `private://{id}`",
+        ),
+    ];
+    if session {
+        requests.push(("resources/subscribe", json!({"uri": "notes://admin"}), "resource `notes://admin`"));
+        requests.push(("resources/subscribe", json!({"uri": "private://7"}), "resource `private://7`"));
+    }
+    requests
+}
+
+/// A refusal for lacking `notes:admin`, naming the item.
+async fn assert_refused(reply: Reply, what: &str, era: &str) {
+    assert_eq!(reply.status, StatusCode::FORBIDDEN, "{era}: {what}");
+    let challenge = challenge(&reply);
+    assert_eq!(param(&challenge, "error"), Some("insufficient_scope"), "{era}: {what}");
+    assert_eq!(param(&challenge, "scope"), Some("files:read notes:admin"), "{era}: {what}");
+    let body = reply.json().await;
+    let message = body["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains(&format!("{what} needs the scopes: notes:admin")), "{era}: {body}");
+}
+
+async fn start_catalog() -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let service = server!()
+        .resources(resources![public_notes, admin_notes, page, private_note])
+        .prompts(prompts![greet, audit])
+        .into_http_service(auth_config(JwtKey::hmac_secret(SECRET).unwrap()))
+        .unwrap();
+    tokio::spawn(service.serve(listener, std::future::pending()));
+    address
+}
+
+/// Resources, templates and prompts with `scopes` are refused (403 `insufficient_scope`, the
+/// item named) to a session whose token lacks them: reads, subscriptions, gets and
+/// completions; and are left out of its lists. A step-up token, same user and session, sees
+/// and uses them all.
+#[tokio::test]
+async fn a_session_needs_the_scopes_of_resources_prompts_and_completions() {
+    let address = start_catalog().await;
+    let mut reader = HttpClient::new(address).with_bearer(&token("bob", "files:read"));
+    reader.initialize().await;
+
+    for (id, (method, params, what)) in (1..).zip(scoped_requests(true)) {
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        assert_refused(reader.post(&message).await, what, "2025-11-25").await;
+    }
+    // A `ref` given twice is refused before either is looked up: the scope check and the
+    // completion cannot read different ones.
+    let twice = r#"{"jsonrpc":"2.0","id":20,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"greet"},"ref":{"type":"ref/prompt","name":"audit"},"argument":{"name":"topic","value":"s"}}}"#;
+    let json = [("accept", "application/json, text/event-stream"), ("content-type", "application/json")];
+    let reply = reader.send(Method::POST, "/mcp", &json, twice.as_bytes().to_vec()).await;
+    let text = String::from_utf8_lossy(&reply.bytes().await).into_owned();
+    assert!(text.contains("\"code\":-32602") && !text.contains("secret-"), "{text}");
+
+    // What it may see is listed; what it may not is not.
+    let messages = reader.request(30, "resources/list", json!({})).await;
+    assert_eq!(listed(&messages, "resources", "uri"), ["notes://public"]);
+    let messages = reader.request(31, "resources/templates/list", json!({})).await;
+    assert_eq!(listed(&messages, "resourceTemplates", "uriTemplate"), ["pages://{id}"]);
+    let messages = reader.request(32, "prompts/list", json!({})).await;
+    assert_eq!(listed(&messages, "prompts", "name"), ["greet"]);
+    // And what needs no scope works.
+    let messages = reader.request(33, "resources/read", json!({"uri": "pages://7"})).await;
+    assert_eq!(messages.last().unwrap()["result"]["contents"][0]["text"], "page 7");
+    let messages = reader.request(34, "resources/subscribe", json!({"uri": "notes://public"})).await;
+    assert_eq!(messages.last().unwrap()["result"], json!({}));
+    let complete = json!({"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "name", "value": "a"}});
+    let messages = reader.request(35, "completion/complete", complete).await;
+    assert_eq!(messages.last().unwrap()["result"]["completion"]["values"], json!(["ada", "alan"]));
+
+    // Step-up: the same user with `notes:admin`, in the same session.
+    let admin = reader.clone().with_bearer(&token("bob", "files:read notes:admin"));
+    for (id, (method, params, what)) in (40..).zip(scoped_requests(true)) {
+        let messages = admin.request(id, method, params).await;
+        assert!(messages.last().unwrap().get("result").is_some(), "{what}: {messages:?}");
+    }
+    let messages = admin.request(50, "resources/read", json!({"uri": "private://7"})).await;
+    assert_eq!(messages.last().unwrap()["result"]["contents"][0]["text"], "private note 7");
+    let messages = admin.request(51, "resources/list", json!({})).await;
+    assert_eq!(listed(&messages, "resources", "uri"), ["notes://public", "notes://admin", "private://1"]);
+    let messages = admin.request(52, "resources/templates/list", json!({})).await;
+    assert_eq!(listed(&messages, "resourceTemplates", "uriTemplate"), ["pages://{id}", "private://{id}"]);
+    let messages = admin.request(53, "prompts/list", json!({})).await;
+    assert_eq!(listed(&messages, "prompts", "name"), ["greet", "audit"]);
+    spec_2025_11_25().assert_all_valid(&admin.transcript());
+}
+
+/// The same refusals and lists for 2026-07-28 requests, each with its own token.
+#[tokio::test]
+async fn stateless_requests_need_the_scopes_of_resources_prompts_and_completions() {
+    let address = start_catalog().await;
+    let reader = HttpClient::new(address).with_bearer(&token("bob", "files:read"));
+    let admin = HttpClient::new(address).with_bearer(&token("carol", "files:read notes:admin"));
+    for (id, (method, params, what)) in (1..).zip(scoped_requests(false)) {
+        let message = stateless(id, method, params);
+        assert_refused(post_stateless(&reader, &message).await, what, "2026-07-28").await;
+        let reply = post_stateless(&admin, &message).await;
+        assert_eq!(reply.status, StatusCode::OK, "{what}");
+        let messages = reply.messages().await;
+        assert!(messages.last().unwrap().get("result").is_some(), "{what}: {messages:?}");
+    }
+    for (client, resources, templates, prompts) in [
+        (&reader, &["notes://public"][..], &["pages://{id}"][..], &["greet"][..]),
+        (
+            &admin,
+            &["notes://public", "notes://admin", "private://1"][..],
+            &["pages://{id}", "private://{id}"][..],
+            &["greet", "audit"][..],
+        ),
+    ] {
+        let messages = post_stateless(client, &stateless(20, "resources/list", json!({}))).await.messages().await;
+        assert_eq!(listed(&messages, "resources", "uri"), resources);
+        let messages =
+            post_stateless(client, &stateless(21, "resources/templates/list", json!({}))).await.messages().await;
+        assert_eq!(listed(&messages, "resourceTemplates", "uriTemplate"), templates);
+        let messages = post_stateless(client, &stateless(22, "prompts/list", json!({}))).await.messages().await;
+        assert_eq!(listed(&messages, "prompts", "name"), prompts);
+    }
+    spec_2026_07_28().assert_all_valid(&reader.transcript());
+    spec_2026_07_28().assert_all_valid(&admin.transcript());
 }
 
 /// A yes/no form.

@@ -116,6 +116,12 @@ pub(crate) fn meta(meta: Option<&syn::LitStr>) -> TokenStream {
     option_text(compact)
 }
 
+/// `scopes = [...]`, as the descriptor's `&'static [&'static str]`.
+pub(crate) fn scopes(options: &super::options::CommonOptions) -> TokenStream {
+    let scopes = options.scopes.iter().flatten();
+    quote!(&[#(#scopes),*])
+}
+
 /// The `Icon`s of `icon = "..."` options, with the MIME type their URL implies.
 pub(crate) fn icons(krate: &TokenStream, icons: &[syn::LitStr]) -> TokenStream {
     let icons = icons.iter().map(|src| {

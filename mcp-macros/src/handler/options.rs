@@ -98,7 +98,8 @@ fn bounds(
     Ok(())
 }
 
-/// Options every macro has: `name`, `title`, `description`, `icon` (repeatable), `meta`, `crate`.
+/// Options every macro has: `name`, `title`, `description`, `icon` (repeatable), `meta`,
+/// `scopes`, `crate`.
 #[derive(Default)]
 pub(crate) struct CommonOptions {
     pub name: Option<LitStr>,
@@ -107,6 +108,9 @@ pub(crate) struct CommonOptions {
     pub icons: Vec<LitStr>,
     /// `meta = r#"{...}"#`: the definition's `_meta`, a JSON object (checked in `valid.rs`).
     pub meta: Option<LitStr>,
+    /// `scopes = ["files:write"]`: the OAuth scopes a caller needs to see and use the item
+    /// (checked in `valid.rs`).
+    pub scopes: Option<Vec<LitStr>>,
     /// `crate = "..."`: the path generated code reaches the runtime by (checked to parse).
     pub krate: Option<LitStr>,
 }
@@ -124,6 +128,7 @@ impl CommonOptions {
                 self.icons.extend(icon);
             }
             "meta" => string(meta, errors, &mut self.meta, "meta = r#\"{\"com.example/ui\": \"panel\"}\"#")?,
+            "scopes" => strings(meta, errors, &mut self.scopes, "scopes = [\"files:write\"]")?,
             "crate" => crate_option(meta, errors, &mut self.krate)?,
             _ => return Ok(false),
         }

@@ -1,6 +1,7 @@
 //! Checks every annotated function gets. Each error sits on the user's offending tokens and
 //! says what to write instead.
 
+use super::options::CommonOptions;
 use super::{HandlerFn, Kind, Role};
 use crate::diagnostics::Errors;
 use quote::ToTokens;
@@ -13,8 +14,16 @@ pub(crate) fn check(handler: &HandlerFn, kind: Kind, errors: &mut Errors) {
     check_params(handler, kind, errors);
 }
 
+/// The options every macro has: `meta` and `scopes`.
+pub(crate) fn check_common(options: &CommonOptions, errors: &mut Errors) {
+    check_meta(options.meta.as_ref(), errors);
+    for scope in options.scopes.iter().flatten() {
+        check_scope(scope, errors);
+    }
+}
+
 /// `meta = "..."` is a JSON object: a definition's `_meta` is one.
-pub(crate) fn check_meta(meta: Option<&syn::LitStr>, errors: &mut Errors) {
+fn check_meta(meta: Option<&syn::LitStr>, errors: &mut Errors) {
     const EXAMPLE: &str = r##"meta = r#"{"com.example/ui": {"panel": "wide"}}"#"##;
     let Some(meta) = meta else { return };
     match serde_json::from_str::<serde_json::Value>(&meta.value()) {
@@ -24,6 +33,21 @@ pub(crate) fn check_meta(meta: Option<&syn::LitStr>, errors: &mut Errors) {
         Err(err) => {
             errors.error(meta, format!("`meta` is not valid JSON: {err}; write a JSON object, e.g. `{EXAMPLE}`"))
         }
+    }
+}
+
+/// An OAuth scope token (RFC 6749 §3.3): printable ASCII without spaces, `"` or a backslash.
+fn check_scope(scope: &syn::LitStr, errors: &mut Errors) {
+    let value = scope.value();
+    if value.is_empty() {
+        return errors
+            .error(scope, "a scope cannot be empty: write one such as `scopes = [\"files:write\"]`, or remove it");
+    }
+    if !value.bytes().all(|b| matches!(b, 0x21 | 0x23..=0x5b | 0x5d..=0x7e)) {
+        errors.error(
+            scope,
+            format!("invalid scope `{value}`: a scope is one token of printable ASCII without spaces, `\"` or `\\`; list several as `scopes = [\"a\", \"b\"]`"),
+        );
     }
 }
 

@@ -11,7 +11,7 @@ pub(crate) struct PromptOptions {
     pub complete: Vec<(syn::Ident, syn::Path)>,
 }
 
-const PROMPT_OPTIONS: &str = "name, title, description, icon, meta, complete, crate";
+const PROMPT_OPTIONS: &str = "name, title, description, icon, meta, scopes, complete, crate";
 
 impl PromptOptions {
     /// The options that could be read; their mistakes go to `errors`.

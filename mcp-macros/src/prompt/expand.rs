@@ -45,6 +45,7 @@ pub(crate) fn prompt(prompt: &HandlerFn, options: &PromptOptions) -> TokenStream
     let result = quote_spanned!(output_span=> #krate::__private::prompt_result::<#output_ty>(#call));
     let icons = expand::icons(krate, &options.common.icons);
     let meta = expand::meta(options.common.meta.as_ref());
+    let scopes = expand::scopes(&options.common);
     let complete = expand::completions(krate, &options.complete);
     let marker = expand::marker_struct(prompt, "#[mcp_prompt]");
     let stub = crate::stub::prompt(prompt, &name);
@@ -88,6 +89,7 @@ pub(crate) fn prompt(prompt: &HandlerFn, options: &PromptOptions) -> TokenStream
                         description: #description,
                         icons: #icons,
                         meta: #meta,
+                        scopes: #scopes,
                         arguments: __mcp_prompt_arguments,
                         get: #krate::__private::GetFn::Static(&__mcp_get),
                         complete: #complete,

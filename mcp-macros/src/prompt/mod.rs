@@ -19,7 +19,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut prompt = HandlerFn::parse(function, &mut errors);
     prompt.krate = crate::handler::options::crate_path(options.common.krate.as_ref());
     handler::valid::check(&prompt, Kind::Prompt, &mut errors);
-    handler::valid::check_meta(options.common.meta.as_ref(), &mut errors);
+    handler::valid::check_common(&options.common, &mut errors);
     valid::check(&prompt, &options, &mut errors);
     match errors.finish() {
         Ok(()) => expand::prompt(&prompt, &options),

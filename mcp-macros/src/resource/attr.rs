@@ -24,7 +24,7 @@ pub(crate) struct ResourceOptions {
     pub cache_scope: Option<LitStr>,
 }
 
-const RESOURCE_OPTIONS: &str = "uri, name, title, description, mime_type, size, audience, priority, last_modified, icon, meta, list, complete, allow_dot_segments, ttl_ms, cache_scope, crate";
+const RESOURCE_OPTIONS: &str = "uri, name, title, description, mime_type, size, audience, priority, last_modified, icon, meta, scopes, list, complete, allow_dot_segments, ttl_ms, cache_scope, crate";
 
 impl ResourceOptions {
     /// The options that could be read, their mistakes going to `errors`, and whether every

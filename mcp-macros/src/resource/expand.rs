@@ -34,6 +34,7 @@ pub(crate) fn resource(resource: &HandlerFn, options: &ResourceOptions, uri: &Li
     let annotations = annotations(krate, options);
     let icons = expand::icons(krate, &options.common.icons);
     let meta = expand::meta(options.common.meta.as_ref());
+    let scopes = expand::scopes(&options.common);
     let allow_dot_segments = options.allow_dot_segments.unwrap_or(false);
     let ttl_ms = option(options.ttl_ms.as_ref().map(|t| quote!(#t as u64)));
     let cache_scope = expand::option_text(options.cache_scope.as_ref());
@@ -90,6 +91,7 @@ pub(crate) fn resource(resource: &HandlerFn, options: &ResourceOptions, uri: &Li
                         annotations: #annotations,
                         icons: #icons,
                         meta: #meta,
+                        scopes: #scopes,
                         allow_dot_segments: #allow_dot_segments,
                         ttl_ms: #ttl_ms,
                         cache_scope: #cache_scope,

@@ -22,7 +22,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut resource = HandlerFn::parse(function, &mut errors);
     resource.krate = crate::handler::options::crate_path(options.common.krate.as_ref());
     handler::valid::check(&resource, Kind::Resource, &mut errors);
-    handler::valid::check_meta(options.common.meta.as_ref(), &mut errors);
+    handler::valid::check_common(&options.common, &mut errors);
     // Unreadable options hide the ones after them: say nothing of a missing `uri` then.
     let missing_uri_at = all_read.then(proc_macro2::Span::call_site);
     valid::check(&resource, &options, missing_uri_at, &mut errors);

@@ -1,9 +1,7 @@
 //! The options of `#[mcp_tool(...)]`.
 
 use crate::diagnostics::Errors;
-use crate::handler::options::{
-    CommonOptions, flag, integer, key, parse_options, spanned_flag, string, strings, unknown,
-};
+use crate::handler::options::{CommonOptions, flag, integer, key, parse_options, spanned_flag, string, unknown};
 use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
 use syn::{LitBool, LitInt, LitStr};
@@ -18,7 +16,6 @@ pub(crate) struct ToolOptions {
     pub confirm: Option<bool>,
     pub hidden: Option<bool>,
     pub input_schema: Option<LitStr>,
-    pub scopes: Option<Vec<LitStr>>,
     pub timeout_ms: Option<LitInt>,
     /// Spanned at the key, to point at it when the function is async.
     pub blocking: Option<LitBool>,
@@ -52,7 +49,6 @@ impl ToolOptions {
             "confirm" => flag(meta, errors, &mut self.confirm),
             "hidden" => flag(meta, errors, &mut self.hidden),
             "blocking" => spanned_flag(meta, errors, &mut self.blocking),
-            "scopes" => strings(meta, errors, &mut self.scopes, "scopes = [\"files:write\"]"),
             "timeout_ms" => integer(meta, errors, &mut self.timeout_ms, "timeout_ms = 5000"),
             "task" => string(meta, errors, &mut self.task, "task = \"optional\""),
             other => unknown(meta, errors, other, "option", TOOL_OPTIONS),

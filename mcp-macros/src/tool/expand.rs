@@ -101,7 +101,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
         }
     };
     let hidden = options.hidden.unwrap_or(false);
-    let scopes = options.scopes.iter().flatten();
+    let scopes = handler::expand::scopes(&options.common);
     let timeout = match &options.timeout_ms {
         Some(millis) => {
             let millis = millis.base10_parse::<u64>().unwrap_or_default();
@@ -168,7 +168,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
                         meta: #meta,
                         confirm: #confirm,
                         hidden: #hidden,
-                        scopes: &[#(#scopes),*],
+                        scopes: #scopes,
                         param_headers: &[#(#param_headers),*],
                         timeout: #timeout,
                         task: #task,

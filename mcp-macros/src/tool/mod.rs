@@ -20,7 +20,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut tool = HandlerFn::parse(function, &mut errors);
     tool.krate = crate::handler::options::crate_path(options.common.krate.as_ref());
     handler::valid::check(&tool, Kind::Tool, &mut errors);
-    handler::valid::check_meta(options.common.meta.as_ref(), &mut errors);
+    handler::valid::check_common(&options.common, &mut errors);
     valid::check(&tool, &options, &mut errors);
     match errors.finish() {
         Ok(()) => expand::tool(&tool, &options),

@@ -1,4 +1,4 @@
-//! Checks only tools have: the name's format, a hand-written input schema, scopes, time limits,
+//! Checks only tools have: the name's format, a hand-written input schema, time limits,
 //! `blocking`, `task`, and (in `headers.rs`) the arguments mirrored in HTTP headers.
 
 use super::attr::ToolOptions;
@@ -10,9 +10,6 @@ pub(crate) fn check(tool: &HandlerFn, options: &ToolOptions, errors: &mut Errors
     super::headers::check(tool, options, errors);
     if let Some(schema) = &options.input_schema {
         check_input_schema(schema, errors);
-    }
-    for scope in options.scopes.iter().flatten() {
-        check_scope(scope, errors);
     }
     if let Some(timeout) = options.timeout_ms.as_ref().filter(|t| t.base10_digits() == "0") {
         errors.error(
@@ -37,21 +34,6 @@ pub(crate) fn check(tool: &HandlerFn, options: &ToolOptions, errors: &mut Errors
             blocking,
             "`blocking` is for sync functions, which it moves to tokio's blocking pool; an async tool \
              waits without blocking: remove `blocking`, or make the function a plain `fn`",
-        );
-    }
-}
-
-/// An OAuth scope token (RFC 6749 §3.3): printable ASCII without spaces, `"` or a backslash.
-fn check_scope(scope: &syn::LitStr, errors: &mut Errors) {
-    let value = scope.value();
-    if value.is_empty() {
-        return errors
-            .error(scope, "a scope cannot be empty: write one such as `scopes = [\"files:write\"]`, or remove it");
-    }
-    if !value.bytes().all(|b| matches!(b, 0x21 | 0x23..=0x5b | 0x5d..=0x7e)) {
-        errors.error(
-            scope,
-            format!("invalid scope `{value}`: a scope is one token of printable ASCII without spaces, `\"` or `\\`; list several as `scopes = [\"a\", \"b\"]`"),
         );
     }
 }

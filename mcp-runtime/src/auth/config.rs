@@ -85,8 +85,8 @@ impl AuthConfig {
     }
 
     /// The scopes a client should ask for to use the server's basic functions: the metadata's
-    /// `scopes_supported`, and the `scope` of `401` answers. Tools that need more say so with
-    /// `#[mcp_tool(scopes = [...])]`, and clients step up when a call gets `403`.
+    /// `scopes_supported`, and the `scope` of `401` answers. Tools, resources and prompts that
+    /// need more say so with `scopes = [...]`, and clients step up when a request gets `403`.
     pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
         self.scopes_supported.extend(scopes.into_iter().map(Into::into));
         self

@@ -3,8 +3,8 @@
 //! A server that is reachable by others verifies a bearer token on every HTTP request:
 //! configure it with [`HttpConfig::auth`](crate::http::HttpConfig::auth) and an
 //! [`AuthConfig`], built on a [`TokenVerifier`] such as the built-in [`JwtVerifier`]. A tool
-//! sees who called it through an [`AuthInfo`] parameter, and `#[mcp_tool(scopes = [...])]`
-//! names the scopes a caller needs.
+//! sees who called it through an [`AuthInfo`] parameter, and `scopes = [...]` on
+//! `#[mcp_tool]`, `#[mcp_resource]` or `#[mcp_prompt]` names the scopes a caller needs.
 //!
 //! | Module | Owns |
 //! |---|---|
@@ -17,7 +17,7 @@
 //! | `exchange.rs` | [`TokenExchange`]: tokens for downstream APIs, in the caller's name (RFC 8693) |
 //! | `outbound.rs` | requests to the authorization server: the HTTP client, [`ClientCredentials`] |
 //! | `token_cache.rs` | a bounded cache keyed by token hashes, each entry until its deadline |
-//! | `scopes.rs` | which tools a caller may see and call |
+//! | `scopes.rs` | which item (tool, resource, prompt) a request acts on, and which items a caller may see and use |
 //!
 //! The HTTP side (401/403 answers, `WWW-Authenticate`, the protected-resource metadata) lives
 //! with the transport, in `transport/http/auth.rs`.

@@ -49,6 +49,9 @@ pub struct PromptDescriptor {
     /// `_meta` of its definition: a JSON object (`#[mcp_prompt(meta = r#"{...}"#)]`, checked by
     /// the macro).
     pub meta: Option<Str>,
+    /// OAuth scopes a caller must hold to see it listed, get it and complete its arguments
+    /// (HTTP with feature `auth`).
+    pub scopes: &'static [&'static str],
     /// Its arguments, in order (its injected parameters are not arguments).
     pub arguments: Vec<PromptArgument>,
     /// The server states its parameters need, checked when the server is built.

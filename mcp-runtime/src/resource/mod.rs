@@ -62,6 +62,9 @@ pub struct ResourceDescriptor {
     /// `_meta` of its definition: a JSON object (`#[mcp_resource(meta = r#"{...}"#)]`, checked
     /// by the macro).
     pub meta: Option<Str>,
+    /// OAuth scopes a caller must hold to see it listed, read it, subscribe to it and (a
+    /// template) complete its variables (HTTP with feature `auth`).
+    pub scopes: &'static [&'static str],
     /// Whether template variables may hold path-like values: `..` segments, absolute, `~`
     /// and UNC paths, NUL bytes (all refused by default).
     pub allow_dot_segments: bool,

@@ -2,23 +2,12 @@
 //! template variable; none means no suggestions.
 
 use super::{Handler, PanicAnswer, Route, Task, parse_params, to_raw};
-use crate::clip::clip;
-use crate::completion::{Completion, CompletionRequest};
-use crate::jsonrpc::ErrorObject;
+use crate::completion::{Completion, CompletionRequest, Reference};
+use crate::message::Request;
 use crate::registry::Registry;
 use serde::Deserialize;
 use serde_json::json;
-use serde_json::value::RawValue;
 use std::collections::HashMap;
-
-#[derive(Deserialize)]
-#[serde(tag = "type")]
-enum Reference {
-    #[serde(rename = "ref/prompt")]
-    Prompt { name: String },
-    #[serde(rename = "ref/resource")]
-    Resource { uri: String },
-}
 
 #[derive(Deserialize)]
 struct Argument {
@@ -32,34 +21,23 @@ struct CompletionContext {
     arguments: HashMap<String, String>,
 }
 
+/// The params besides `ref`, which the request's decode read.
 #[derive(Deserialize)]
 struct CompleteParams {
-    #[serde(rename = "ref")]
-    reference: Reference,
     argument: Argument,
     #[serde(default)]
     context: Option<CompletionContext>,
 }
 
-pub(crate) fn complete(registry: &Registry, params: Option<&RawValue>) -> Route<'static> {
-    let params: CompleteParams = match parse_params(params) {
-        Ok(params) => params,
+pub(crate) fn complete(registry: &Registry, request: &Request<'_>) -> Route<'static> {
+    // The item the caller's scopes were checked against (`transport/http/policy.rs`): the
+    // same decoded `ref`, resolved the same way.
+    let parsed = Reference::parse(request.reference)
+        .and_then(|reference| registry.referenced(&reference))
+        .and_then(|referenced| Ok((referenced.completers(), parse_params::<CompleteParams>(request.params)?)));
+    let (completers, params) = match parsed {
+        Ok(parsed) => parsed,
         Err(error) => return Route::Reply(Err(error)),
-    };
-    let completers = match &params.reference {
-        Reference::Prompt { name } => match registry.prompts.get(name) {
-            Some(prompt) => &prompt.complete,
-            None => return Route::Reply(Err(ErrorObject::invalid_params(format!("Unknown prompt: {}", clip(name))))),
-        },
-        Reference::Resource { uri } => match registry.templates.get(uri) {
-            Some(template) => &template.descriptor.complete,
-            None => {
-                return Route::Reply(Err(ErrorObject::invalid_params(format!(
-                    "Unknown resource template: {}",
-                    clip(uri)
-                ))));
-            }
-        },
     };
     let completer = completers.iter().find(|(name, _)| *name == params.argument.name).map(|(_, f)| f.clone());
     let request = CompletionRequest {

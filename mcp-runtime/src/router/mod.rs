@@ -6,6 +6,7 @@ mod lifecycle;
 mod prompts;
 mod resources;
 mod tools;
+mod visibility;
 
 pub(crate) use lifecycle::{capabilities, initialize};
 
@@ -14,7 +15,7 @@ use crate::context::Context;
 use crate::jsonrpc::{ErrorObject, Serialized, code, without_position};
 use crate::message::Request;
 use crate::protocol::{Method, ProtocolVersion};
-use crate::registry::Registry;
+use crate::registry::{ListItem, Listing, Registry};
 use crate::session::Session;
 use crate::tool::SchemaProfile;
 use futures_util::future::{BoxFuture, Either};
@@ -185,6 +186,12 @@ fn cursor(params: Option<&RawValue>) -> Result<Option<String>, ErrorObject> {
     Ok(parse_params::<Paginated<'_>>(params)?.cursor.map(|c| c.into_owned()))
 }
 
+/// The list page `params`' cursor points at, as the caller may see it.
+fn page<'a, T: ListItem>(listing: &'a Listing<T>, params: Option<&RawValue>) -> Route<'a> {
+    let page = cursor(params).and_then(|cursor| listing.page(cursor.as_deref()));
+    Route::Reply(page.and_then(|page| visibility::seen(listing, page)))
+}
+
 /// Routes a request of an initialized session, or a stateless one (`version` is the
 /// protocol version the request is served under; `profile`, the form of the tool schemas a
 /// stateless request's client gets, `None` for the session's). The lifecycle methods
@@ -197,7 +204,6 @@ pub(crate) fn route<'a>(
     request: &Request<'a>,
 ) -> Route<'a> {
     let params = request.params;
-    let page = |listing: Result<&'a RawValue, ErrorObject>| Route::Reply(listing.map(Reply::Shared));
     let Some(method) = request.method else { return Reply::method_not_found(&request.name).into() };
     match method {
         Method::ToolsList => match cursor(params) {
@@ -209,19 +215,13 @@ pub(crate) fn route<'a>(
         },
         Method::ToolsCall => tools::call(registry, session, request),
         Method::ResourcesList => resources::list(registry, params),
-        Method::ResourcesTemplatesList => match cursor(params) {
-            Ok(cursor) => page(registry.templates.page(cursor.as_deref())),
-            Err(error) => Route::Reply(Err(error)),
-        },
+        Method::ResourcesTemplatesList => page(&registry.templates, params),
         Method::ResourcesRead => resources::read(registry, version, request),
         Method::ResourcesSubscribe => resources::subscribe(registry, session, request, true).into(),
         Method::ResourcesUnsubscribe => resources::subscribe(registry, session, request, false).into(),
-        Method::PromptsList => match cursor(params) {
-            Ok(cursor) => page(registry.prompts.page(cursor.as_deref())),
-            Err(error) => Route::Reply(Err(error)),
-        },
+        Method::PromptsList => page(&registry.prompts, params),
         Method::PromptsGet => prompts::get(registry, request),
-        Method::CompletionComplete => completion::complete(registry, params),
+        Method::CompletionComplete => completion::complete(registry, request),
         Method::LoggingSetLevel => lifecycle::set_level(session, params).into(),
         Method::Initialize
         | Method::Ping

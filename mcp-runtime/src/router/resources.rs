@@ -1,13 +1,15 @@
 //! `resources/list`, `resources/read`, `resources/subscribe` and `resources/unsubscribe`.
+//! The lists show what the caller may see (`visibility.rs`).
 
+use super::visibility::{self, Viewer};
 use super::{Handler, PanicAnswer, Reply, Route, Task, cursor, to_raw, to_raw_value};
 use crate::clip::clip;
 use crate::jsonrpc::ErrorObject;
 use crate::message::Request;
 use crate::protocol::{self, ProtocolVersion};
 use crate::registry::Registry;
-use crate::resource::ResourceRequest;
 use crate::resource::uri_template::path_escape;
+use crate::resource::{ResourceDescriptor, ResourceRequest};
 use crate::session::Session;
 use crate::session::budget::OverBudget;
 use serde_json::Map;
@@ -20,17 +22,21 @@ pub(crate) fn list<'a>(registry: &'a Arc<Registry>, params: Option<&RawValue>) -
         Err(error) => return Route::Reply(Err(error)),
     };
     if !registry.has_resource_lists() {
-        return Route::Reply(registry.resources.page(cursor.as_deref()).map(Reply::Shared));
+        let page = registry.resources.page(cursor.as_deref());
+        return Route::Reply(page.and_then(|page| visibility::seen(&registry.resources, page)));
     }
-    // Templates enumerate their resources at request time: user code, so a task.
+    // Templates enumerate their resources at request time: user code, so a task. Who may see
+    // what is read now, while the request's caller is current.
+    let viewer = Viewer::current();
     let registry = Arc::clone(registry);
     Route::Spawn(Task {
         meta: None,
         on_panic: PanicAnswer::InternalError,
         run: Handler::waiting(move |ctx| async move {
-            let mut all: Vec<Box<RawValue>> =
-                registry.resources.wire_items()?.into_iter().map(ToOwned::to_owned).collect();
-            for template in registry.templates.items() {
+            let seen = |resource: &ResourceDescriptor| visibility::sees(viewer.as_ref(), resource.scopes);
+            let listed = registry.resources.wire_items_where(seen)?;
+            let mut all: Vec<Box<RawValue>> = listed.into_iter().map(ToOwned::to_owned).collect();
+            for template in registry.templates.items().filter(|template| seen(&template.descriptor)) {
                 if let Some(list) = &template.descriptor.list {
                     for entry in list(ctx.clone()).await? {
                         all.push(to_raw_value(&entry)?);
@@ -60,19 +66,18 @@ pub(crate) fn read<'a>(registry: &'a Registry, version: Option<ProtocolVersion>,
         Ok(read) => read,
         Err(error) => return Route::Reply(Err(error)),
     };
-    let (descriptor, variables) = if let Some(resource) = registry.resources.get(uri) {
-        (resource.clone(), Default::default())
-    } else if let Some((template, variables)) = registry.match_template(uri) {
-        if !template.descriptor.allow_dot_segments
-            && let Some(escape) = variables.values().find_map(|v| path_escape(v))
-        {
-            let message = format!("refused: {escape} in a variable of {}", clip(uri));
-            return Route::Reply(Err(ErrorObject::invalid_params(message)));
-        }
-        (template.descriptor.clone(), variables)
-    } else {
+    // The resource the caller's scopes were checked against (`transport/http/policy.rs`):
+    // the same decoded URI, looked up the same way.
+    let Some((descriptor, variables)) = registry.resource_for(uri) else {
         return Route::Reply(Err(protocol::resource_not_found(uri, version)));
     };
+    if !descriptor.allow_dot_segments
+        && let Some(escape) = variables.values().find_map(|v| path_escape(v))
+    {
+        let message = format!("refused: {escape} in a variable of {}", clip(uri));
+        return Route::Reply(Err(ErrorObject::invalid_params(message)));
+    }
+    let descriptor = descriptor.clone();
     let request = ResourceRequest { uri: uri.to_owned(), variables };
     // The resource's own caching hints, for the stateless decoration to keep.
     let stateless = version.is_some_and(ProtocolVersion::is_stateless);
@@ -107,7 +112,7 @@ pub(crate) fn subscribe(
     on: bool,
 ) -> Result<Reply<'static>, ErrorObject> {
     let uri = request.required_target()?;
-    if on && registry.resources.get(uri).is_none() && registry.match_template(uri).is_none() {
+    if on && registry.resource_for(uri).is_none() {
         return Err(protocol::resource_not_found(uri, session.protocol_version()));
     }
     session.set_subscribed(uri, on).map_err(OverBudget::into_error)?;

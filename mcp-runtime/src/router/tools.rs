@@ -1,5 +1,6 @@
 //! `tools/list` and `tools/call`.
 
+use super::visibility::{Viewer, keeping, sees};
 use super::{Handler, PanicAnswer, Reply, Route, Run, Task, finished, running, to_raw};
 use crate::clip::clip;
 use crate::context::Context;
@@ -9,8 +10,9 @@ use crate::registry::Registry;
 use crate::tool::descriptor::{ToolCall, ToolDescriptor};
 use serde_json::value::RawValue;
 
-/// A `tools/list` page, its schemas in `profile`'s form (serialized once per profile); with
-/// feature `auth`, without the tools the HTTP caller's token lacks the scopes for.
+/// A `tools/list` page, its schemas in `profile`'s form (serialized once per profile), without
+/// the tools hidden from this session (`Context::hide_tools`) and, with feature `auth`, those
+/// the HTTP caller's token lacks the scopes for.
 pub(crate) fn list<'a>(
     registry: &'a Registry,
     session: &crate::session::Session,
@@ -18,28 +20,11 @@ pub(crate) fn list<'a>(
     cursor: Option<&str>,
 ) -> Result<Reply<'a>, ErrorObject> {
     let page = registry.tools.page_in(cursor, profile.index())?;
-    #[cfg(feature = "auth")]
-    let page = match crate::auth::scopes::visible_tools(registry, page) {
-        Some(filtered) => return Ok(Reply::Value(without_hidden(filtered, session))),
-        None => page,
-    };
-    let hidden = session.hidden_tools();
-    if hidden.is_empty() {
+    let viewer = Viewer::current();
+    if viewer.is_none() && session.hidden_tools().is_empty() {
         return Ok(Reply::Shared(page));
     }
-    let page: serde_json::Value = serde_json::from_str(page.get())
-        .map_err(|e| ErrorObject::new(crate::jsonrpc::code::INTERNAL_ERROR, e.to_string()))?;
-    Ok(Reply::Value(without_hidden(page, session)))
-}
-
-/// A list page without the tools hidden from this session (`Context::hide_tools`).
-fn without_hidden(mut page: serde_json::Value, session: &crate::session::Session) -> serde_json::Value {
-    if let Some(tools) = page.get_mut("tools").and_then(serde_json::Value::as_array_mut) {
-        tools.retain(|tool| {
-            !tool.get("name").and_then(serde_json::Value::as_str).is_some_and(|n| session.is_tool_hidden(n))
-        });
-    }
-    page
+    keeping(&registry.tools, page, |tool| sees(viewer.as_ref(), tool.scopes) && !session.is_tool_hidden(&tool.name))
 }
 
 pub(crate) fn call<'a>(registry: &'a Registry, session: &crate::session::Session, request: &Request<'a>) -> Route<'a> {

@@ -1,6 +1,6 @@
 //! Authorization at the HTTP layer (feature `auth`): the bearer token of each request, the
 //! `401`/`403` answers with their `WWW-Authenticate` challenge, the protected-resource metadata
-//! (RFC 9728), the scopes of `tools/call`, and the subject a session is bound to.
+//! (RFC 9728), the `insufficient_scope` refusal, and the subject a session is bound to.
 
 use super::body::{self, Answer};
 use super::code;

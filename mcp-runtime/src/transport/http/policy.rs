@@ -1,7 +1,7 @@
 //! What is decided about a `POST`ed message before the engine runs it, on the one decoded
-//! [`Message`] the engine then runs: whether the caller's token holds the scopes of the tool
-//! the request will actually call, whether a 2026-07-28 request's headers mirror its body
-//! (`Mcp-Param-*` ones in `mirrored.rs`), and which era serves it.
+//! [`Message`] the engine then runs: whether the caller's token holds the scopes of the item
+//! (tool, resource, prompt) the request will actually use, whether a 2026-07-28 request's
+//! headers mirror its body (`Mcp-Param-*` ones in `mirrored.rs`), and which era serves it.
 
 use super::body::{self, Answer};
 use super::headers::{RequestHeaders, header};
@@ -76,21 +76,23 @@ impl Inner {
         mirrored::param_mismatch(headers, tool.param_headers, request.arguments)
     }
 
-    /// `403 insufficient_scope` for a `tools/call` of a tool whose scopes the caller lacks. The
-    /// tool is the one the router will run: found by the same decoded name in the same catalog.
+    /// `403 insufficient_scope` for a request acting on an item whose scopes the caller lacks:
+    /// a tool it calls, a resource it reads or subscribes to, a prompt it gets, a prompt or
+    /// template it completes. The item is the one the router will use: found by the same
+    /// decoded member in the same catalog (`auth::scopes::guarded`).
     #[cfg(feature = "auth")]
     fn check_scopes(&self, request: &Request<'_>) -> Option<Answer> {
         let (Some(guard), Some(caller)) = (&self.guard, crate::auth::current_caller()) else { return None };
-        let (Some(Method::ToolsCall), Some(name)) = (request.method, request.target.as_deref()) else { return None };
         let registry = self.core.catalog.snapshot();
-        let tool = registry.tools.get(name)?; // an unknown tool is answered as one; nothing runs
-        let missing = crate::auth::scopes::missing(tool.scopes, &caller);
+        let item = crate::auth::scopes::guarded(&registry, request)?;
+        let missing = crate::auth::scopes::missing(item.scopes, &caller);
         if missing.is_empty() {
             return None;
         }
-        tracing::debug!(tool = %name, subject = caller.subject(), "refused a call lacking the scopes {missing:?}");
-        let description = format!("tool `{}` needs the scopes: {}", crate::clip::clip(name), missing.join(" "));
-        Some(guard.insufficient_scope(&caller, tool.scopes, &description, Some(&request.id)))
+        let name = clip(item.name);
+        tracing::debug!(item = %name, subject = caller.subject(), "refused a {} lacking the scopes {missing:?}", item.what);
+        let description = format!("{} `{name}` needs the scopes: {}", item.what, missing.join(" "));
+        Some(guard.insufficient_scope(&caller, item.scopes, &description, Some(&request.id)))
     }
 }
 
