@@ -869,3 +869,24 @@ async fn reading_a_task_needs_the_scopes_its_tool_needed() {
     let refused = answer(&plain, 2, "tasks/get", json!({"taskId": task})).await;
     assert_eq!(refused["error"]["code"], -32602, "{refused}");
 }
+
+#[tokio::test]
+async fn a_listen_stream_honours_only_the_resources_its_caller_may_read() {
+    let address = start_catalog().await;
+    let listen = |id| {
+        let uris = ["notes://admin", "private://7", "pages://1", "notes://public"];
+        stateless(id, "subscriptions/listen", json!({"notifications": {"resourceSubscriptions": uris}}))
+    };
+    for (token, honoured) in [
+        (token("bob", "files:read"), json!(["pages://1", "notes://public"])),
+        (
+            token("carol", "files:read notes:admin"),
+            json!(["notes://admin", "private://7", "pages://1", "notes://public"]),
+        ),
+    ] {
+        let client = HttpClient::new(address).with_bearer(&token);
+        let mut stream = post_stateless(&client, &listen(1)).await.events();
+        let ack = stream.next_message().await.unwrap();
+        assert_eq!(ack["params"]["notifications"]["resourceSubscriptions"], honoured, "{ack}");
+    }
+}

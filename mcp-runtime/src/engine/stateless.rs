@@ -357,11 +357,18 @@ fn listen(
     let prompts = flag("promptsListChanged", !registry.prompts.is_empty());
     let resources_offered = !registry.resources.is_empty() || !registry.templates.is_empty();
     let resources = flag("resourcesListChanged", resources_offered);
-    let uris: Vec<String> = if resources_offered {
+    let mut uris: Vec<String> = if resources_offered {
         wanted.get("resourceSubscriptions").and_then(|v| serde_json::from_value(v.clone()).ok()).unwrap_or_default()
     } else {
         Vec::new()
     };
+    // Only resources the caller may read: a URI of one whose scopes it lacks is not honoured.
+    let viewer = router::visibility::Viewer::current();
+    uris.retain(|uri| {
+        registry
+            .resource_for(uri)
+            .is_none_or(|(resource, _)| router::visibility::sees(viewer.as_ref(), resource.scopes))
+    });
     let mut honoured = Map::new();
     for (name, on) in
         [("toolsListChanged", tools), ("promptsListChanged", prompts), ("resourcesListChanged", resources)]

@@ -6,7 +6,7 @@ mod lifecycle;
 mod prompts;
 mod resources;
 mod tools;
-mod visibility;
+pub(crate) mod visibility;
 
 pub(crate) use lifecycle::{capabilities, initialize};
 
