@@ -186,7 +186,9 @@ async fn flood(stream: &mut TcpStream, tool: &str, id: &Value, size: usize) -> F
     }
     let opening = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[],"pad":["#);
     let (start, line, end) = match tool {
-        "flood_sse_event" => (format!("data: {opening}\n"), format!("data: \"{}\",\n", "x".repeat(1014)), "data: \"\"]}}\n\n"),
+        "flood_sse_event" => {
+            (format!("data: {opening}\n"), format!("data: \"{}\",\n", "x".repeat(1014)), "data: \"\"]}}\n\n")
+        }
         "flood_sse_line" => (format!("data: {opening}\""), "x".repeat(1024), "\"]}}\n\n"),
         _ => (format!("{opening}\""), "x".repeat(1024), "\"]}}"),
     };

@@ -38,8 +38,10 @@ pub(crate) async fn line<R: AsyncBufRead + Unpin>(
 ) -> Result<(), ClientError> {
     line.clear();
     loop {
-        let available =
-            reader.fill_buf().await.map_err(|e| ClientError::Transport(format!("cannot read the server's stdout: {e}")))?;
+        let available = reader
+            .fill_buf()
+            .await
+            .map_err(|e| ClientError::Transport(format!("cannot read the server's stdout: {e}")))?;
         if available.is_empty() {
             return Ok(());
         }

@@ -249,7 +249,8 @@ impl Shared {
                     }
                     Read::Ended { progressed: true } => cursor.backoff.progressed(),
                     Read::Ended { progressed: false } if !cursor.backoff.failed() => {
-                        let why = format!("the stream ended {MAX_FAILURES} times in a row with nothing before the answer");
+                        let why =
+                            format!("the stream ended {MAX_FAILURES} times in a row with nothing before the answer");
                         self.fail(id.as_ref(), ClientError::Transport(why));
                         break;
                     }

@@ -30,7 +30,9 @@ fn main() {
                 {"name": "flood", "inputSchema": {"type": "object"}},
                 {"name": "ok", "inputSchema": {"type": "object"}},
             ]}}),
-            "tools/call" => json!({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": "fine"}]}}),
+            "tools/call" => {
+                json!({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": "fine"}]}})
+            }
             "ping" => json!({"jsonrpc": "2.0", "id": id, "result": {}}),
             _ => json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}}),
         };
