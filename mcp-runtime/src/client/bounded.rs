@@ -28,6 +28,17 @@ pub(crate) async fn body(mut response: reqwest::Response, limit: usize) -> Resul
     Ok(body)
 }
 
+/// The first `length` bytes of the body of `response` (an error page, for a message), or less.
+pub(crate) async fn head(mut response: reqwest::Response, length: usize) -> Vec<u8> {
+    let mut head = Vec::new();
+    while head.len() < length
+        && let Ok(Some(chunk)) = response.chunk().await
+    {
+        head.extend_from_slice(&chunk[..chunk.len().min(length - head.len())]);
+    }
+    head
+}
+
 /// Reads the next line, its `\n` included, into `line` (cleared first); an empty `line` at the
 /// end of the input. A line whose content passes `limit` bytes is refused as soon as it does,
 /// with at most one buffer of `reader` read past it.

@@ -213,7 +213,7 @@ impl Shared {
             return Ok(response);
         }
         let status = response.status().as_u16();
-        let body = bounded::body(response, ERROR_BODY).await.unwrap_or_default();
+        let body = bounded::head(response, ERROR_BODY).await;
         Err(ClientError::Http { status, body: String::from_utf8_lossy(&body).into_owned() })
     }
 
