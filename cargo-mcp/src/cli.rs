@@ -115,6 +115,10 @@ pub struct ServerArgs {
     /// Send `Authorization: Bearer TOKEN` to the HTTP server.
     #[arg(long, value_name = "TOKEN", requires = "http", env = "MCP_BEARER_TOKEN")]
     pub bearer: Option<String>,
+    /// The largest message accepted from the server, in bytes (default 4 MiB, as a server's):
+    /// reading stops there, and the command fails saying so.
+    #[arg(long, value_name = "BYTES", env = "MCP_MAX_MESSAGE_SIZE")]
+    pub max_message_size: Option<usize>,
 }
 
 /// `cargo mcp new`.
@@ -302,9 +306,10 @@ pub async fn run(cli: Cli) -> i32 {
 /// To wire in `mcp_runtime::client`: connect with it here (stdio and HTTP) and implement
 /// [`Connection`] for it; the commands below do not change.
 async fn connect(server: &ServerArgs) -> Result<McpClient, Failure> {
+    let limit = server.max_message_size;
     match (&server.stdio, &server.http) {
-        (Some(command), _) => Ok(crate::connection::connect_stdio(command).await?),
-        (None, Some(url)) => Ok(crate::connection::connect_http(url, server.bearer.as_deref()).await?),
+        (Some(command), _) => Ok(crate::connection::connect_stdio(command, limit).await?),
+        (None, Some(url)) => Ok(crate::connection::connect_http(url, server.bearer.as_deref(), limit).await?),
         (None, None) => {
             let found = install::find_crate(None, None, None).map_err(|e| {
                 format!(
@@ -314,7 +319,8 @@ async fn connect(server: &ServerArgs) -> Result<McpClient, Failure> {
             install::build(&found, false)?;
             let binary = found.debug_binary.display().to_string();
             eprintln!("Running {binary}");
-            Ok(crate::connection::connect_stdio(&shlex::try_quote(&binary).map_err(|e| e.to_string())?).await?)
+            let command = shlex::try_quote(&binary).map_err(|e| e.to_string())?;
+            Ok(crate::connection::connect_stdio(&command, limit).await?)
         }
     }
 }

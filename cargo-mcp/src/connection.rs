@@ -134,35 +134,56 @@ impl Requester for Client {
     async fn request(&mut self, method: &str, params: Value) -> Result<Value, ConnectionError> {
         Client::request(self, method, params).await.map_err(|error| match error {
             ClientError::Server(error) => ConnectionError::Rpc { code: i64::from(error.code), message: error.message },
-            other => ConnectionError::Transport(other.to_string()),
+            other => ConnectionError::Transport(describe(&other)),
         })
     }
 }
 
-/// The client every command connects with: named `cargo-mcp`, waiting [`TIMEOUT`] per answer.
-fn builder() -> ClientBuilder {
-    Client::builder().name("cargo-mcp", env!("CARGO_PKG_VERSION")).timeout(TIMEOUT)
+/// What went wrong, in the terms of the command line (`--max-message-size`, not the builder).
+fn describe(error: &ClientError) -> String {
+    match error {
+        ClientError::MessageTooLarge { limit, what } => {
+            format!("the server sent {what} over the limit of {limit} bytes (raise it with --max-message-size BYTES)")
+        }
+        other => other.to_string(),
+    }
+}
+
+/// The client every command connects with: named `cargo-mcp`, waiting [`TIMEOUT`] per answer,
+/// reading at most `max_message_size` bytes per message (default: the runtime's).
+fn builder(max_message_size: Option<usize>) -> ClientBuilder {
+    let builder = Client::builder().name("cargo-mcp", env!("CARGO_PKG_VERSION")).timeout(TIMEOUT);
+    match max_message_size {
+        Some(bytes) => builder.max_message_size(bytes),
+        None => builder,
+    }
 }
 
 /// Runs `command_line` (a program and its arguments, quoted as in a shell) and connects to it
 /// over stdio.
-pub async fn connect_stdio(command_line: &str) -> Result<Client, ConnectionError> {
+pub async fn connect_stdio(command_line: &str, max_message_size: Option<usize>) -> Result<Client, ConnectionError> {
     let words = shlex::split(command_line)
         .filter(|words| !words.is_empty())
         .ok_or_else(|| ConnectionError::Transport(format!("`{command_line}` is not a command line")))?;
     let mut command = Command::new(&words[0]);
     command.args(&words[1..]);
-    builder()
-        .connect_stdio(command)
-        .await
-        .map_err(|e| ConnectionError::Transport(format!("cannot run the server `{command_line}` over stdio: {e}")))
+    builder(max_message_size).connect_stdio(command).await.map_err(|e| {
+        ConnectionError::Transport(format!("cannot run the server `{command_line}` over stdio: {}", describe(&e)))
+    })
 }
 
 /// Connects to the Streamable HTTP endpoint at `url`, with a bearer token if given.
-pub async fn connect_http(url: &str, token: Option<&str>) -> Result<Client, ConnectionError> {
-    let mut builder = builder();
+pub async fn connect_http(
+    url: &str,
+    token: Option<&str>,
+    max_message_size: Option<usize>,
+) -> Result<Client, ConnectionError> {
+    let mut builder = builder(max_message_size);
     if let Some(token) = token {
         builder = builder.bearer_token(token);
     }
-    builder.connect_http(url).await.map_err(|e| ConnectionError::Transport(format!("cannot connect to {url}: {e}")))
+    builder
+        .connect_http(url)
+        .await
+        .map_err(|e| ConnectionError::Transport(format!("cannot connect to {url}: {}", describe(&e))))
 }

@@ -166,6 +166,20 @@ fn usage_and_connection_errors_exit_with_2_and_say_what_to_do() {
     }
 }
 
+/// A server that answers with one 64 MiB line: the command stops reading at the limit (4 MiB,
+/// or `--max-message-size`) and fails saying which, and how to raise it.
+#[test]
+fn an_answer_over_the_message_size_limit_fails_naming_it() {
+    let flood = "sh -c 'head -c 67108864 /dev/zero | tr \"\\000\" x'";
+    for (extra, limit) in [(&[][..], "4194304"), (&["--max-message-size", "1024"][..], "1024")] {
+        let output = cargo_mcp(&[&["list", "--stdio", flood][..], extra].concat());
+        let text = stderr(&output);
+        assert_eq!(code(&output), 2, "{text}");
+        let said = format!("a stdio line over the limit of {limit} bytes (raise it with --max-message-size BYTES)");
+        assert!(text.contains(&said), "{text}");
+    }
+}
+
 /// `examples/http-server` on a free port, stopped when dropped.
 struct HttpServer {
     child: std::process::Child,

@@ -12,6 +12,10 @@ use crate::type_map::TypeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The largest message a server accepts from a client, and a client from a server, unless
+/// told otherwise: 4 MiB.
+pub(crate) const DEFAULT_MAX_MESSAGE_SIZE: usize = 4 * 1024 * 1024;
+
 pub(crate) struct Settings {
     pub info: Implementation,
     pub instructions: Option<String>,

@@ -1,8 +1,8 @@
 //! Shared test support: validating what a server sends against the official MCP JSON schemas
 //! (vendored in `tests/schema/<version>/schema.json`), driving a server binary over stdio, a
 //! Streamable HTTP client, a rig of several replicas behind nginx on a shared Redis
-//! (`cluster`), and a headless Chromium loading pages from origins of the test's choosing
-//! (`browser`).
+//! (`cluster`), a headless Chromium loading pages from origins of the test's choosing
+//! (`browser`), and a malicious MCP server for the client's tests (`hostile_server`).
 
 use mcp_runtime::testing::ServerMessage;
 use serde_json::{Value, json};
@@ -16,6 +16,7 @@ pub mod browser;
 pub mod client_kit;
 pub mod cluster;
 pub mod external;
+pub mod hostile_server;
 pub mod http;
 pub mod robust;
 mod stdio;

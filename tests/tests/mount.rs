@@ -3,15 +3,18 @@
 //! official TypeScript server-everything over stdio, and a Python SDK server over Streamable
 //! HTTP in both eras; the gateway is driven by our client over HTTP
 //! in both eras, whose handlers answer what the mounted server asks through the gateway.
+//! Malicious mounted servers (`mcp_tests::hostile_server`, the `flooding-server` binary) answer
+//! with floods far over the mounted client's maximum message size.
 #![cfg(feature = "client")]
 
-use mcp_runtime::client::{Client, ClientError, CompletionTarget, Negotiation, Notification};
+use mcp_runtime::client::{Client, ClientError, CompletionTarget, Negotiation, Notification, StderrMode};
 use mcp_runtime::prelude::*;
 use mcp_runtime::{CompletionRequest, ResourceContents};
 use mcp_tests::client_kit::{
     ROOT, Seen, answering_client, ask_model, ask_name, eventually, hang, list_roots, note, numbered, review, serve, url,
 };
 use mcp_tests::external::{HttpProcess, example_binary, node, python, python_server, server_everything};
+use mcp_tests::hostile_server::{Behaviour, HostileServer};
 use serde_json::json;
 use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
@@ -308,4 +311,43 @@ async fn a_python_sdk_server_mounts_in_both_eras() {
         assert_eq!(roots.text(), Some(ROOT), "{remote_era:?}");
         client.close().await;
     }
+}
+
+/// A mounted server that answers with 256 MiB (over HTTP) or a 64 MiB line (over stdio): the
+/// gateway reads no further than its client's limit (4 MiB by default), answers that call with
+/// an error naming the limit, and goes on serving: the gateway's own tool, and over HTTP the
+/// mounted server's other tools.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mounted_server_that_floods_fails_that_call_and_the_gateway_serves_on() {
+    let limit = 4 << 20;
+    let hostile = HostileServer::start(Behaviour::default()).await;
+    let over_http = Client::builder().negotiation(Negotiation::Handshake).connect_http(&hostile.url()).await.unwrap();
+    let flooding = tokio::process::Command::new(env!("CARGO_BIN_EXE_flooding-server"));
+    let over_stdio = Client::builder().stderr(StderrMode::Discard).connect_stdio(flooding).await.unwrap();
+    let gateway = Server::new("gateway", "1.0").tools(tools![own]).mount("hostile", over_http).await.unwrap();
+    let gateway = gateway.mount("flooding", over_stdio).await.unwrap();
+    let (builder, _) = answering_client(Negotiation::Handshake);
+    let client = builder.connect_http(&url(serve(gateway).await)).await.unwrap();
+    let limit_named = format!("limit of {limit} bytes");
+    for (tool, what) in [
+        ("hostile_flood_json", "an HTTP body"),
+        ("hostile_flood_sse_line", "an SSE line"),
+        ("hostile_flood_sse_event", "an SSE event"),
+        ("flooding_flood", "a stdio line"),
+    ] {
+        let failed = client.call_tool(tool, json!({})).await.unwrap();
+        let text = failed.text().unwrap_or_default();
+        assert!(failed.is_error && text.contains(what) && text.contains(&limit_named), "{tool}: {failed:?}");
+        assert_eq!(client.call_tool("own", json!({})).await.unwrap().text(), Some("mine"));
+    }
+    eventually("the three floods to end", || hostile.floods().len() == 3).await;
+    for flood in hostile.floods() {
+        // The kernel's socket buffers (36 MiB at most here) besides the limit; 256 MiB offered.
+        assert!(!flood.completed && flood.sent < limit + (48 << 20), "{flood:?}");
+    }
+    assert_eq!(client.call_tool("hostile_ok", json!({})).await.unwrap().text(), Some("fine"));
+    // The stdio connection could not be read past the line: it is closed, and says so.
+    let closed = client.call_tool("flooding_ok", json!({})).await.unwrap();
+    assert!(closed.is_error && closed.text().unwrap_or_default().contains("closed"), "{closed:?}");
+    client.close().await;
 }

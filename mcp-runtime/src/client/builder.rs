@@ -55,6 +55,7 @@ pub struct ClientBuilder {
     handlers: Handlers,
     timeout: Duration,
     max_input_rounds: u32,
+    max_message_size: usize,
     stderr: StderrMode,
     bearer: Option<String>,
     headers: Vec<(String, String)>,
@@ -69,6 +70,7 @@ impl Default for ClientBuilder {
             handlers: Handlers::default(),
             timeout: Duration::from_secs(60),
             max_input_rounds: 10,
+            max_message_size: crate::settings::DEFAULT_MAX_MESSAGE_SIZE,
             stderr: StderrMode::Inherit,
             bearer: None,
             headers: Vec::new(),
@@ -105,6 +107,16 @@ impl ClientBuilder {
     /// How many 2026-07-28 input-required rounds one call may take (default 10).
     pub fn max_input_rounds(mut self, rounds: u32) -> Self {
         self.max_input_rounds = rounds;
+        self
+    }
+
+    /// The largest message accepted from the server, in bytes (default 4 MiB, as a server's
+    /// [`Server::max_message_size`](crate::Server::max_message_size)): an HTTP body, an SSE
+    /// event's data, a stdio line. Reading stops at it: the request fails with
+    /// [`ClientError::MessageTooLarge`]; a stdio connection or an SSE stream that passes it is
+    /// closed, since it cannot be read on.
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.max_message_size = bytes;
         self
     }
 
@@ -173,6 +185,11 @@ impl ClientBuilder {
 
     /// The reqwest client to send HTTP requests with (custom roots, proxies, timeouts).
     /// By default: rustls with the ring provider and the platform's certificate verifier.
+    ///
+    /// Build it with `.redirect(reqwest::redirect::Policy::none())`: the client then follows
+    /// redirects itself, and drops the headers of [`header`](Self::header), the bearer token
+    /// and the session id when one leads to another origin. A reqwest client that follows
+    /// redirects on its own keeps every header but `Authorization` and cookies across hosts.
     pub fn http_client(mut self, client: reqwest::Client) -> Self {
         self.http_client = Some(client);
         self
@@ -190,7 +207,8 @@ impl ClientBuilder {
     /// ```
     pub async fn connect_stdio(self, command: tokio::process::Command) -> Result<Client, ClientError> {
         let (inbox, received) = mpsc::unbounded_channel();
-        let link = Link::Stdio(Box::new(StdioTransport::spawn(command, self.stderr, inbox)?));
+        let transport = StdioTransport::spawn(command, self.stderr, self.max_message_size, inbox)?;
+        let link = Link::Stdio(Box::new(transport));
         self.connect(link, received).await
     }
 
@@ -207,7 +225,7 @@ impl ClientBuilder {
             let name = reqwest::header::HeaderName::from_bytes(name.as_bytes()).map_err(|_| invalid())?;
             headers.append(name, reqwest::header::HeaderValue::from_str(value).map_err(|_| invalid())?);
         }
-        let transport = HttpTransport::new(client, url, self.bearer.as_deref(), headers, inbox)?;
+        let transport = HttpTransport::new(client, url, self.bearer.as_deref(), headers, self.max_message_size, inbox)?;
         self.connect(Link::Http(transport), received).await
     }
 
@@ -221,8 +239,8 @@ impl ClientBuilder {
         match negotiate(&peer, self.negotiation).await {
             Ok(details) => Ok(Client::new(peer, details)),
             Err(error) => {
-                if let Link::Stdio(stdio) = &peer.link {
-                    stdio.close().await;
+                if let Link::Stdio(_) = &peer.link {
+                    peer.link.close().await;
                 }
                 Err(error)
             }

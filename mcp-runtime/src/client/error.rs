@@ -8,7 +8,7 @@ use std::time::Duration;
 ///
 /// Not to be confused with [`crate::ClientError`], which a *server's* handler gets when its
 /// request to the client fails.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 #[non_exhaustive]
 pub enum ClientError {
     /// The server answered with a JSON-RPC error (unknown tool, invalid params...).
@@ -48,6 +48,15 @@ pub enum ClientError {
     },
     /// The server kept asking for input past the limit of rounds.
     TooManyInputRounds(u32),
+    /// The server sent a message larger than the client accepts: reading stopped at the
+    /// limit ([`ClientBuilder::max_message_size`](super::ClientBuilder::max_message_size)).
+    /// A stdio connection or an SSE stream cannot be read past it and is closed.
+    MessageTooLarge {
+        /// The client's maximum message size, in bytes.
+        limit: usize,
+        /// What was too large: `"an HTTP body"`, `"an SSE line"`, `"an SSE event"`, `"a stdio line"`.
+        what: &'static str,
+    },
 }
 
 impl ClientError {
@@ -77,6 +86,11 @@ impl fmt::Display for ClientError {
                 write!(f, "no protocol version in common (the server speaks {})", supported.join(", "))
             }
             Self::TooManyInputRounds(rounds) => write!(f, "the server asked for input more than {rounds} times"),
+            Self::MessageTooLarge { limit, what } => write!(
+                f,
+                "the server sent {what} over the client's limit of {limit} bytes \
+                 (raise it with ClientBuilder::max_message_size)"
+            ),
         }
     }
 }

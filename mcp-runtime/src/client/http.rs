@@ -1,8 +1,14 @@
 //! Streamable HTTP with reqwest: each message a `POST`, answered with JSON or an SSE stream;
 //! the `GET` stream of a session; `Mcp-Session-Id` and `MCP-Protocol-Version`; the mirrored
 //! 2026-07-28 headers; a dropped stream resumed with `Last-Event-ID`; `DELETE` on close.
+//! Every body and stream is read within the client's maximum message size (`bounded.rs`,
+//! `sse.rs`), redirects are followed here (`redirect.rs`), and streams are reopened with a
+//! backoff (`reconnect.rs`).
 
+use super::bounded;
 use super::error::ClientError;
+use super::reconnect::{Backoff, MAX_FAILURES};
+use super::redirect::{self, MAX_REDIRECTS};
 use super::sse;
 use super::transport::{Inbound, Inbox, Outbound};
 use crate::jsonrpc::RequestId;
@@ -15,23 +21,21 @@ use reqwest::{Response, StatusCode};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 use tokio::task::AbortHandle;
 
-const SESSION_ID: &str = "mcp-session-id";
+pub(super) const SESSION_ID: &str = "mcp-session-id";
 const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 const LAST_EVENT_ID: &str = "last-event-id";
-/// How long to wait before resuming a stream whose server named no `retry:` delay.
-const DEFAULT_RETRY: Duration = Duration::from_millis(500);
-/// Resumption attempts in a row that may fail before a request's stream is given up.
-const RESUME_ATTEMPTS: u32 = 5;
+/// The most of an error answer's body kept for [`ClientError::Http`].
+const ERROR_BODY: usize = 512;
 
 /// A reqwest client with the runtime's outgoing TLS (`outbound_tls.rs`: ring, the platform's
-/// verifier; no process-wide default provider needed).
+/// verifier; no process-wide default provider needed), which leaves redirects to the transport.
 pub(crate) fn default_client() -> Result<reqwest::Client, ClientError> {
     let tls = crate::outbound_tls::client_config().map_err(|e| ClientError::Transport(format!("TLS setup: {e}")))?;
     reqwest::Client::builder()
         .tls_backend_preconfigured(tls)
+        .redirect(reqwest::redirect::Policy::none())
         .build()
         .map_err(|e| ClientError::Transport(format!("HTTP client setup: {e}")))
 }
@@ -43,8 +47,13 @@ pub(crate) struct HttpTransport {
 struct Shared {
     client: reqwest::Client,
     url: reqwest::Url,
+    /// The user's headers and the bearer token: sent to the endpoint's origin only.
     headers: HeaderMap,
-    session_id: Mutex<Option<String>>,
+    /// The client's maximum message size.
+    limit: usize,
+    /// The session's id, and the URL of the answer that gave it (the origin it is sent to
+    /// when a redirect leaves the endpoint's).
+    session: Mutex<Option<(String, reqwest::Url)>>,
     version: Mutex<Option<ProtocolVersion>>,
     /// The tasks following the SSE answers of requests, by request id.
     streams: Mutex<HashMap<RequestId, AbortHandle>>,
@@ -58,6 +67,7 @@ impl HttpTransport {
         url: &str,
         bearer: Option<&str>,
         mut headers: HeaderMap,
+        limit: usize,
         inbox: Inbox,
     ) -> Result<Self, ClientError> {
         let url = reqwest::Url::parse(url).map_err(|e| ClientError::Transport(format!("invalid URL {url:?}: {e}")))?;
@@ -70,7 +80,8 @@ impl HttpTransport {
             client,
             url,
             headers,
-            session_id: Mutex::default(),
+            limit,
+            session: Mutex::default(),
             version: Mutex::default(),
             streams: Mutex::default(),
             listening: Mutex::default(),
@@ -101,9 +112,9 @@ impl HttpTransport {
                 request = request.header(header.as_str(), header_text(value));
             }
         }
-        let response = request.body(message.body).send().await.map_err(transport)?;
+        let response = shared.execute(request.body(message.body)).await?;
         if let Some(id) = response.headers().get(SESSION_ID).and_then(|v| v.to_str().ok()) {
-            lock(&shared.session_id).get_or_insert_with(|| id.to_owned());
+            lock(&shared.session).get_or_insert_with(|| (id.to_owned(), response.url().clone()));
         }
         let status = response.status();
         if status == StatusCode::ACCEPTED || (status.is_success() && message.request.is_none()) {
@@ -117,7 +128,11 @@ impl HttpTransport {
             }
             return Ok(());
         }
-        let body = response.bytes().await.map_err(transport)?;
+        let body = match bounded::body(response, shared.limit).await {
+            Ok(body) => body,
+            Err(error) if status.is_success() => return Err(error),
+            Err(error) => return Err(ClientError::Http { status: status.as_u16(), body: error.to_string() }),
+        };
         let unauthorized = matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN);
         // A JSON answer, or an error status with a JSON-RPC error in its body.
         if let Some(id) = message.request
@@ -132,7 +147,7 @@ impl HttpTransport {
             let _ = shared.inbox.send(Inbound::Message(answer.to_string().into_bytes(), None));
             return Ok(());
         }
-        let body = String::from_utf8_lossy(&body[..body.len().min(512)]).into_owned();
+        let body = String::from_utf8_lossy(&body[..body.len().min(ERROR_BODY)]).into_owned();
         Err(ClientError::Http { status: status.as_u16(), body })
     }
 
@@ -158,8 +173,8 @@ impl HttpTransport {
             listening.abort();
         }
         lock(&shared.streams).drain().for_each(|(_, stream)| stream.abort());
-        if lock(&shared.session_id).is_some() {
-            let _ = shared.request(reqwest::Method::DELETE).send().await;
+        if lock(&shared.session).is_some() {
+            let _ = shared.execute(shared.request(reqwest::Method::DELETE)).await;
         }
     }
 }
@@ -177,7 +192,7 @@ impl Shared {
     /// A request to the endpoint with the headers every one carries.
     fn request(&self, method: reqwest::Method) -> reqwest::RequestBuilder {
         let mut request = self.client.request(method, self.url.clone()).headers(self.headers.clone());
-        if let Some(id) = lock(&self.session_id).as_deref() {
+        if let Some((id, _)) = lock(&self.session).as_ref() {
             request = request.header(SESSION_ID, id);
         }
         if let Some(version) = *lock(&self.version) {
@@ -193,13 +208,30 @@ impl Shared {
         if let Some(last) = last_event_id {
             request = request.header(LAST_EVENT_ID, last);
         }
-        let response = request.send().await.map_err(transport)?;
+        let response = self.execute(request).await?;
         if response.status().is_success() && content_type(&response).starts_with("text/event-stream") {
             return Ok(response);
         }
         let status = response.status().as_u16();
-        let body = response.text().await.unwrap_or_default();
-        Err(ClientError::Http { status, body: body.chars().take(512).collect() })
+        let body = bounded::head(response, ERROR_BODY).await;
+        Err(ClientError::Http { status, body: String::from_utf8_lossy(&body).into_owned() })
+    }
+
+    /// Sends `request`, following redirects (`redirect.rs`: off the endpoint's origin, without
+    /// the user's headers, the token and the session id).
+    async fn execute(&self, request: reqwest::RequestBuilder) -> Result<Response, ClientError> {
+        let mut request = request.build().map_err(transport)?;
+        let session_home = lock(&self.session).as_ref().map_or_else(|| self.url.clone(), |(_, home)| home.clone());
+        let private = redirect::Private { endpoint: &self.url, headers: &self.headers, session_home: &session_home };
+        for _ in 0..=MAX_REDIRECTS {
+            let again = request.try_clone();
+            let response = self.client.execute(request).await.map_err(transport)?;
+            match again.and_then(|again| private.next(&response, again)) {
+                Some(next) => request = next,
+                None => return Ok(response),
+            }
+        }
+        Err(ClientError::Transport(format!("more than {MAX_REDIRECTS} redirects")))
     }
 
     /// Follows the SSE answer of request `id` until its answer arrives, resuming it with
@@ -207,30 +239,38 @@ impl Shared {
     async fn follow(self: Arc<Self>, response: Response, id: Option<RequestId>) {
         let mut cursor = Cursor::default();
         let mut response = Some(response);
-        let mut failures = 0;
         loop {
-            if let Some(stream) = response.take()
-                && self.read(stream, &mut cursor, id.as_ref()).await
-            {
-                break;
-            }
-            let Some(last) = cursor.last_event_id.clone() else {
-                self.fail(id.as_ref(), "the stream ended before the answer, and cannot be resumed (no event id)");
-                break;
-            };
-            tokio::time::sleep(cursor.retry).await;
-            match self.get(Some(&last)).await {
-                Ok(resumed) => {
-                    failures = 0;
-                    response = Some(resumed);
-                }
-                Err(error) => {
-                    failures += 1;
-                    if failures >= RESUME_ATTEMPTS {
-                        self.fail(id.as_ref(), &format!("the stream could not be resumed: {error}"));
+            if let Some(stream) = response.take() {
+                match self.read(stream, &mut cursor, id.as_ref()).await {
+                    Read::Answered => break,
+                    Read::Broken(error) => {
+                        self.fail(id.as_ref(), error);
                         break;
                     }
+                    Read::Ended { progressed: true } => cursor.backoff.progressed(),
+                    Read::Ended { progressed: false } if !cursor.backoff.failed() => {
+                        let why =
+                            format!("the stream ended {MAX_FAILURES} times in a row with nothing before the answer");
+                        self.fail(id.as_ref(), ClientError::Transport(why));
+                        break;
+                    }
+                    Read::Ended { progressed: false } => {}
                 }
+            }
+            let Some(last) = cursor.last_event_id.clone() else {
+                let why = "the stream ended before the answer, and cannot be resumed (no event id)";
+                self.fail(id.as_ref(), ClientError::Transport(why.into()));
+                break;
+            };
+            tokio::time::sleep(cursor.backoff.delay()).await;
+            match self.get(Some(&last)).await {
+                Ok(resumed) => response = Some(resumed),
+                Err(error) if !cursor.backoff.failed() => {
+                    let why = format!("the stream could not be resumed: {error}");
+                    self.fail(id.as_ref(), ClientError::Transport(why));
+                    break;
+                }
+                Err(_) => {}
             }
         }
         if let Some(id) = id {
@@ -238,70 +278,95 @@ impl Shared {
         }
     }
 
-    /// The session's `GET` stream, for as long as the server keeps one (405: it has none).
+    /// The session's `GET` stream, for as long as the server keeps one (405: it has none),
+    /// reopened when it ends; given up after [`MAX_FAILURES`] fruitless attempts in a row.
     async fn listen(self: Arc<Self>) {
         let mut cursor = Cursor::default();
-        let mut failures = 0u32;
         loop {
-            match self.get(cursor.last_event_id.as_deref()).await {
-                Ok(stream) => {
-                    failures = 0;
-                    self.read(stream, &mut cursor, None).await;
-                }
-                Err(ClientError::Http { status: 405 | 404 | 400 | 401 | 403, .. }) => return,
-                Err(_) => {
-                    failures += 1;
-                    if failures > RESUME_ATTEMPTS {
+            let fruitless = match self.get(cursor.last_event_id.as_deref()).await {
+                Ok(stream) => match self.read(stream, &mut cursor, None).await {
+                    Read::Broken(error) => {
+                        tracing::warn!("mcp client: the session's stream is closed: {error}");
                         return;
                     }
-                }
+                    Read::Answered | Read::Ended { progressed: true } => {
+                        cursor.backoff.progressed();
+                        None
+                    }
+                    Read::Ended { progressed: false } => Some("it ended with no event".to_owned()),
+                },
+                Err(ClientError::Http { status: 405 | 404 | 400 | 401 | 403, .. }) => return,
+                Err(error) => Some(error.to_string()),
+            };
+            if let Some(why) = fruitless
+                && !cursor.backoff.failed()
+            {
+                tracing::warn!(
+                    "mcp client: stopped reopening the session's stream after {MAX_FAILURES} fruitless attempts \
+                     in a row (the last: {why})"
+                );
+                return;
             }
-            tokio::time::sleep(cursor.retry).await;
+            tokio::time::sleep(cursor.backoff.delay()).await;
         }
     }
 
-    /// Reads events into the inbox; `true` once the answer to `id` went by.
-    async fn read(&self, response: Response, cursor: &mut Cursor, id: Option<&RequestId>) -> bool {
-        let mut parser = sse::Parser::default();
+    /// Reads events into the inbox, until the answer to `id` went by or the stream ends.
+    async fn read(&self, response: Response, cursor: &mut Cursor, id: Option<&RequestId>) -> Read {
+        let mut parser = sse::Parser::new(self.limit);
         let mut chunks = response.bytes_stream();
+        let mut progressed = false;
         while let Some(Ok(chunk)) = chunks.next().await {
-            for event in parser.feed(&chunk) {
-                if let Some(event_id) = event.id {
+            let events = match parser.feed(&chunk) {
+                Ok(events) => events,
+                Err(error) => return Read::Broken(error),
+            };
+            for event in events {
+                if let Some(event_id) = event.id
+                    && cursor.last_event_id.as_ref() != Some(&event_id)
+                {
                     cursor.last_event_id = Some(event_id);
+                    progressed = true;
                 }
                 if let Some(retry) = event.retry {
-                    cursor.retry = Duration::from_millis(retry);
+                    cursor.backoff.set_retry(retry);
                 }
                 if event.data.trim().is_empty() {
                     continue;
                 }
+                progressed = true;
                 let answered = id.is_some_and(|id| answers(&event.data, id));
                 let _ = self.inbox.send(Inbound::Message(event.data.into_bytes(), id.cloned()));
                 if answered {
-                    return true;
+                    return Read::Answered;
                 }
             }
         }
-        false
+        Read::Ended { progressed }
     }
 
-    fn fail(&self, id: Option<&RequestId>, why: &str) {
+    fn fail(&self, id: Option<&RequestId>, error: ClientError) {
         if let Some(id) = id {
-            let _ = self.inbox.send(Inbound::Failed { id: id.clone(), error: ClientError::Transport(why.into()) });
+            let _ = self.inbox.send(Inbound::Failed { id: id.clone(), error });
         }
     }
 }
 
-/// Where a stream is: its last event id and the delay before resuming it.
-struct Cursor {
-    last_event_id: Option<String>,
-    retry: Duration,
+/// How reading a stream ended.
+enum Read {
+    /// The answer awaited went by.
+    Answered,
+    /// The stream ended; `progressed` when it brought a message or a new event id.
+    Ended { progressed: bool },
+    /// A line or an event passed the maximum message size: the stream cannot be read on.
+    Broken(ClientError),
 }
 
-impl Default for Cursor {
-    fn default() -> Self {
-        Self { last_event_id: None, retry: DEFAULT_RETRY }
-    }
+/// Where a stream is: its last event id, and when to reopen it.
+#[derive(Default)]
+struct Cursor {
+    last_event_id: Option<String>,
+    backoff: Backoff,
 }
 
 /// Whether `data` is the response to request `id`.

@@ -27,12 +27,15 @@
 //! declares. Notifications go to [`ClientBuilder::on_notification`], and a call's progress to
 //! its own callback ([`ToolCall::on_progress`]).
 
+mod bounded;
 mod builder;
 mod error;
 mod handlers;
 mod http;
 mod negotiate;
 mod peer;
+mod reconnect;
+mod redirect;
 mod sse;
 mod stdio;
 mod transport;
@@ -409,11 +412,8 @@ impl Client {
     /// within 2 seconds); an HTTP session is deleted on the server.
     pub async fn close(self) {
         lock(&self.listens).drain().for_each(|(_, listen)| listen.abort());
-        match &self.peer.link {
-            peer::Link::Stdio(stdio) => stdio.close().await,
-            peer::Link::Http(http) => http.close().await,
-        }
-        self.peer.shut();
+        self.peer.link.close().await;
+        self.peer.shut(ClientError::Closed);
     }
 }
 

@@ -48,6 +48,15 @@ impl Link {
         }
     }
 
+    /// Ends the connection: a child's stdin is closed (killed if it does not exit within 2
+    /// seconds); an HTTP session is deleted on the server.
+    pub async fn close(&self) {
+        match self {
+            Self::Stdio(stdio) => stdio.close().await,
+            Self::Http(http) => http.close().await,
+        }
+    }
+
     pub fn stderr(&self) -> Option<String> {
         match self {
             Self::Stdio(stdio) => stdio.stderr(),
@@ -131,18 +140,23 @@ impl Peer {
                 match inbound {
                     Inbound::Message(bytes, stream) => peer.receive(&bytes, stream),
                     Inbound::Failed { id, error } => peer.resolve(&id, Err(error)),
-                    Inbound::Closed => peer.shut(),
+                    Inbound::Closed => peer.shut(ClientError::Closed),
+                    Inbound::Broken(error) => {
+                        tracing::warn!("mcp client: closing the connection: {error}");
+                        peer.shut(error);
+                        peer.link.close().await;
+                    }
                 }
             }
         });
     }
 
-    /// Marks the connection closed and fails every request still waiting.
-    pub fn shut(&self) {
+    /// Marks the connection closed and fails every request still waiting with `error`.
+    pub fn shut(&self, error: ClientError) {
         self.closed.store(true, Ordering::Release);
         let waiting: Vec<_> = lock(&self.pending).drain().collect();
         for (_, waiter) in waiting {
-            let _ = waiter.send(Err(ClientError::Closed));
+            let _ = waiter.send(Err(error.clone()));
         }
     }
 

@@ -1,13 +1,14 @@
-//! A server as a child process: JSON-RPC lines on its stdin and stdout; its stderr passed
-//! through, captured or discarded.
+//! A server as a child process: JSON-RPC lines on its stdin and stdout, each within the
+//! client's maximum message size; its stderr passed through, captured or discarded.
 
+use super::bounded;
 use super::error::ClientError;
 use super::transport::{Inbound, Inbox, Outbound};
 use crate::sync::lock;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
 
 /// What becomes of a child server's stderr (its logs).
@@ -33,8 +34,9 @@ pub(crate) struct StdioTransport {
 }
 
 impl StdioTransport {
-    /// Starts `command` with piped stdin and stdout, and a task reading its lines into `inbox`.
-    pub fn spawn(mut command: Command, stderr: StderrMode, inbox: Inbox) -> Result<Self, ClientError> {
+    /// Starts `command` with piped stdin and stdout, and a task reading its lines (of at most
+    /// `limit` bytes: a longer one breaks the connection) into `inbox`.
+    pub fn spawn(mut command: Command, stderr: StderrMode, limit: usize, inbox: Inbox) -> Result<Self, ClientError> {
         command.stdin(Stdio::piped()).stdout(Stdio::piped()).kill_on_drop(true);
         command.stderr(match stderr {
             StderrMode::Inherit => Stdio::inherit(),
@@ -62,15 +64,21 @@ impl StdioTransport {
             let mut lines = BufReader::new(stdout);
             let mut line = Vec::new();
             loop {
-                line.clear();
-                match lines.read_until(b'\n', &mut line).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) if line.iter().all(u8::is_ascii_whitespace) => continue,
-                    Ok(_) => {
+                match bounded::line(&mut lines, &mut line, limit).await {
+                    Ok(()) if line.is_empty() => break,
+                    Ok(()) if line.iter().all(u8::is_ascii_whitespace) => continue,
+                    Ok(()) => {
                         if inbox.send(Inbound::Message(std::mem::take(&mut line), None)).is_err() {
                             return;
                         }
                     }
+                    // Whose answer it was cannot be told, and skipping to the next newline could
+                    // mean reading forever: the connection is broken.
+                    Err(error @ ClientError::MessageTooLarge { .. }) => {
+                        let _ = inbox.send(Inbound::Broken(error));
+                        return;
+                    }
+                    Err(_) => break,
                 }
             }
             let _ = inbox.send(Inbound::Closed);

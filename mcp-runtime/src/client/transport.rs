@@ -15,6 +15,9 @@ pub(crate) enum Inbound {
     Failed { id: RequestId, error: ClientError },
     /// The connection ended (the process exited, its output closed).
     Closed,
+    /// The connection cannot be read on (a stdio line over the maximum message size): every
+    /// request waiting fails with this error, and the connection is closed.
+    Broken(ClientError),
 }
 
 /// Where a transport puts what it receives.

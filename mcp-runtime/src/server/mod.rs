@@ -80,7 +80,7 @@ impl Server {
             page_size: None,
             shutdown_grace: Duration::from_millis(500),
             max_requests_in_flight: 256,
-            max_message_size: 4 * 1024 * 1024,
+            max_message_size: crate::settings::DEFAULT_MAX_MESSAGE_SIZE,
             stdio_busy_poll: Duration::from_micros(50),
             client_request_timeout: Duration::from_secs(300),
             tool_timeout: None,
