@@ -10,6 +10,7 @@ use crate::resource::ResourceDescriptor;
 use crate::resource::uri_template::{Bindings, UriTemplate};
 use crate::sync::{Broadcast, lock};
 use crate::tool::SchemaProfile;
+use crate::tool::check::ArgumentChecks;
 use crate::tool::descriptor::{Str, ToolDescriptor};
 use arc_swap::ArcSwap;
 use foldhash::HashMap;
@@ -135,6 +136,11 @@ impl<T: ListItem> Listing<T> {
 
     pub fn get(&self, key: &str) -> Option<&T> {
         self.by_key.get(key).map(|&i| &self.items[i])
+    }
+
+    /// The index of the item `key` names, for what is kept beside the items by index.
+    pub fn position(&self, key: &str) -> Option<usize> {
+        self.by_key.get(key).copied()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -276,10 +282,8 @@ pub(crate) struct Registry {
     /// for it.
     pub has_task_tools: bool,
     pub has_required_tasks: bool,
-    /// The argument checks of the tools whose input schema constrains more than its types
-    /// (feature `validation`), by tool name.
-    #[cfg(feature = "validation")]
-    pub argument_checks: std::collections::HashMap<crate::tool::Str, Arc<crate::tool::check::ArgumentCheck>>,
+    /// The tools' argument checks (feature `validation`), by their indexes in `tools`.
+    pub argument_checks: ArgumentChecks,
 }
 
 impl Registry {
@@ -384,7 +388,8 @@ pub(crate) struct Catalog {
 }
 
 impl Catalog {
-    pub fn new(definitions: Definitions, page_size: Option<usize>) -> Result<Self, Error> {
+    /// A catalog of `definitions`; `check_arguments: false` turns the argument checks off.
+    pub fn new(definitions: Definitions, page_size: Option<usize>, check_arguments: bool) -> Result<Self, Error> {
         let page_size = page_size.unwrap_or(usize::MAX);
         let empty = Registry {
             tools: Listing::build(Vec::new(), "tools", "tool", page_size)?,
@@ -396,8 +401,7 @@ impl Catalog {
             has_param_headers: false,
             has_task_tools: false,
             has_required_tasks: false,
-            #[cfg(feature = "validation")]
-            argument_checks: Default::default(),
+            argument_checks: ArgumentChecks::new(check_arguments),
         };
         let registry = apply(&empty, Edit { add: definitions, ..Edit::default() }, page_size)?;
         Ok(Self {
@@ -471,18 +475,17 @@ fn apply(base: &Registry, edit: Edit<'_>, page_size: usize) -> Result<Registry, 
         base.templates.with(templates, remove_resources, "resourceTemplates", "resource template", page_size)?;
     let mut match_order: Vec<usize> = (0..templates.len()).collect();
     match_order.sort_by_key(|&i| std::cmp::Reverse(templates.item(i).template.specificity()));
+    base.argument_checks.warn_unchecked(&add.tools);
+    let added = add.tools.len();
     let tools = base.tools.with(add.tools, remove_tools, "tools", "tool", page_size)?;
+    // The tools kept come first, in their order, then the ones added (`Listing::with`).
+    let kept = tools.len() - added;
+    let argument_checks = base
+        .argument_checks
+        .next(tools.items().enumerate().map(|(i, tool)| if i < kept { base.tools.position(&tool.name) } else { None }));
     let has_param_headers = tools.items().any(|tool| !tool.param_headers.is_empty());
     let has_task_tools = tools.items().any(|tool| tool.task != crate::tool::TaskSupport::Forbidden);
     let has_required_tasks = tools.items().any(|tool| tool.task == crate::tool::TaskSupport::Required);
-    #[cfg(feature = "validation")]
-    let argument_checks = tools
-        .items()
-        .filter_map(|tool| {
-            let check = crate::tool::check::ArgumentCheck::of(&tool.name, &(tool.input_schema)())?;
-            Some((tool.name.clone(), Arc::new(check)))
-        })
-        .collect();
     Ok(Registry {
         tools,
         resources: base.resources.with(statics, remove_resources, "resources", "resource", page_size)?,
@@ -493,7 +496,6 @@ fn apply(base: &Registry, edit: Edit<'_>, page_size: usize) -> Result<Registry, 
         has_param_headers,
         has_task_tools,
         has_required_tasks,
-        #[cfg(feature = "validation")]
         argument_checks,
     })
 }
@@ -539,7 +541,8 @@ mod tests {
 
     #[test]
     fn an_edit_keeps_the_items_left_with_their_wire_forms_and_adds_the_new_ones() {
-        let catalog = Catalog::new(tools(vec![tool("a", false), tool("b", false), tool("c", true)]), Some(1)).unwrap();
+        let catalog =
+            Catalog::new(tools(vec![tool("a", false), tool("b", false), tool("c", true)]), Some(1), true).unwrap();
         let before = catalog.snapshot();
         assert!(before.tools.json.get().is_none(), "nothing serialized, nor room made for it, before a list");
         assert_eq!(page(&before.tools, None, 2), (vec!["a".to_owned()], Some("1".to_owned())));
@@ -562,7 +565,7 @@ mod tests {
 
     #[test]
     fn two_tools_of_one_name_are_refused() {
-        let error = Catalog::new(tools(vec![tool("a", false), tool("a", true)]), None).err().expect("refused");
+        let error = Catalog::new(tools(vec![tool("a", false), tool("a", true)]), None, true).err().expect("refused");
         assert_eq!(error.kind(), ErrorKind::Config);
         assert!(error.to_string().contains("two tools are named `a`"), "{error}");
     }

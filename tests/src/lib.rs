@@ -17,6 +17,7 @@ pub mod client_kit;
 pub mod cluster;
 pub mod external;
 pub mod http;
+pub mod log;
 pub mod robust;
 mod stdio;
 pub use http::HttpClient;
