@@ -563,6 +563,41 @@ mod tests {
         assert!(after.tools.page_in(Some("2"), 0).is_err(), "past the last page");
     }
 
+    /// A tool with a hand-written schema that caps `field` at 1.
+    #[cfg(feature = "validation")]
+    fn capped(name: &'static str, field: &'static str) -> ToolDescriptor {
+        let schema = format!(r#"{{"properties": {{"{field}": {{"maximum": 1}}}}}}"#);
+        let schema: crate::tool::descriptor::SchemaFn =
+            SharedFn::Arc(Arc::new(move || crate::tool::schema::verbatim_schema(&schema)));
+        ToolDescriptor { input_schema: schema, input_schema_verbatim: true, ..tool(name, false) }
+    }
+
+    #[cfg(feature = "validation")]
+    #[test]
+    fn after_an_edit_each_tool_keeps_its_own_argument_check() {
+        let arguments = |json: &str| serde_json::value::RawValue::from_string(json.to_owned()).unwrap();
+        let (n, m) = (arguments(r#"{"n": 5}"#), arguments(r#"{"m": 5}"#));
+        let check = |registry: &Registry, name: &str, arguments| {
+            let index = registry.tools.position(name).unwrap();
+            registry.argument_checks.check(index, registry.tools.item(index), Some(arguments))
+        };
+        let catalog = Catalog::new(tools(vec![capped("a", "n"), tool("b", false)]), None, true).unwrap();
+        let before = catalog.snapshot();
+        assert!(check(&before, "a", &n).unwrap_err().contains("`n`"));
+        assert_eq!(check(&before, "b", &n), Ok(()));
+
+        let add = tools(vec![capped("c", "m"), capped("d", "n")]);
+        catalog.edit(Edit { add, remove_tools: &["a"], ..Edit::default() }).unwrap();
+        let after = catalog.snapshot();
+        assert_eq!(check(&after, "b", &n), Ok(()), "b, now first, did not inherit a's check");
+        assert!(check(&after, "c", &m).unwrap_err().contains("`m`"));
+        assert_eq!(check(&after, "c", &n), Ok(()));
+        assert!(check(&after, "d", &n).unwrap_err().contains("`n`"));
+
+        let unchecked = Catalog::new(tools(vec![capped("a", "n")]), None, false).unwrap();
+        assert_eq!(check(&unchecked.snapshot(), "a", &n), Ok(()), "checks off");
+    }
+
     #[test]
     fn two_tools_of_one_name_are_refused() {
         let error = Catalog::new(tools(vec![tool("a", false), tool("a", true)]), None, true).err().expect("refused");

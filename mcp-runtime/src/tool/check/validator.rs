@@ -95,6 +95,43 @@ mod tests {
         assert_eq!(error, "invalid arguments for tool `t`: `n`: 9 is greater than the maximum of 5 (maximum)");
     }
 
+    #[allow(dead_code)]
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    enum Size {
+        Small,
+        Large,
+    }
+
+    /// Arguments of plain types: serde enforces all their schema says.
+    #[allow(dead_code)]
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Plain {
+        count: u32,
+        name: String,
+        size: Option<Size>,
+        sizes: Vec<Size>,
+    }
+
+    #[test]
+    fn a_derived_schema_of_plain_types_gets_no_check_and_a_hand_written_keyword_gets_one() {
+        let derived = crate::tool::schema::input_schema_for::<Plain>();
+        assert!(ArgumentCheck::of("t", derived, SchemaSource::Derived).is_none());
+        let keywords = [
+            json!({"properties": {"a": {"enum": ["x"]}}}),
+            json!({"properties": {"a": {"const": 1}}}),
+            json!({"required": ["a"]}),
+            json!({"additionalProperties": false}),
+            json!({"properties": {"a": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}}),
+            json!({"properties": {"a": {"format": "email"}}}),
+            json!({"properties": {"a": {"format": "uri"}}}),
+        ];
+        for keywords in keywords {
+            let mut written = schema(json!({"type": "object"}));
+            written.extend(schema(keywords.clone()));
+            assert!(ArgumentCheck::of("t", written, SchemaSource::Verbatim).is_some(), "{keywords}");
+        }
+    }
+
     #[test]
     fn each_keyword_a_hand_written_schema_says_is_enforced_and_named() {
         let written = json!({
