@@ -11,6 +11,7 @@ use crate::resource::ResourceDescriptor;
 use crate::resource::uri_template::{Bindings, UriTemplate};
 use crate::sync::{Broadcast, lock};
 use crate::tool::SchemaProfile;
+use crate::tool::check::ArgumentChecks;
 use crate::tool::descriptor::{Str, ToolDescriptor};
 use arc_swap::ArcSwap;
 use foldhash::HashMap;
@@ -156,6 +157,11 @@ impl<T: ListItem> Listing<T> {
 
     pub fn get(&self, key: &str) -> Option<&T> {
         self.by_key.get(key).map(|&i| &self.items[i])
+    }
+
+    /// The index of the item `key` names, for what is kept beside the items by index.
+    pub fn position(&self, key: &str) -> Option<usize> {
+        self.by_key.get(key).copied()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -304,10 +310,8 @@ pub(crate) struct Registry {
     /// for it.
     pub has_task_tools: bool,
     pub has_required_tasks: bool,
-    /// The argument checks of the tools whose input schema constrains more than its types
-    /// (feature `validation`), by tool name.
-    #[cfg(feature = "validation")]
-    pub argument_checks: std::collections::HashMap<crate::tool::Str, Arc<crate::tool::check::ArgumentCheck>>,
+    /// The tools' argument checks (feature `validation`), by their indexes in `tools`.
+    pub argument_checks: ArgumentChecks,
 }
 
 impl Registry {
@@ -456,7 +460,8 @@ pub(crate) struct Catalog {
 }
 
 impl Catalog {
-    pub fn new(definitions: Definitions, page_size: Option<usize>) -> Result<Self, Error> {
+    /// A catalog of `definitions`; `check_arguments: false` turns the argument checks off.
+    pub fn new(definitions: Definitions, page_size: Option<usize>, check_arguments: bool) -> Result<Self, Error> {
         let page_size = page_size.unwrap_or(usize::MAX);
         let empty = Registry {
             tools: Listing::build(Vec::new(), "tools", "tool", page_size)?,
@@ -468,8 +473,7 @@ impl Catalog {
             has_param_headers: false,
             has_task_tools: false,
             has_required_tasks: false,
-            #[cfg(feature = "validation")]
-            argument_checks: Default::default(),
+            argument_checks: ArgumentChecks::new(check_arguments),
         };
         let registry = apply(&empty, Edit { add: definitions, ..Edit::default() }, page_size)?;
         Ok(Self {
@@ -543,18 +547,17 @@ fn apply(base: &Registry, edit: Edit<'_>, page_size: usize) -> Result<Registry, 
         base.templates.with(templates, remove_resources, "resourceTemplates", "resource template", page_size)?;
     let mut match_order: Vec<usize> = (0..templates.len()).collect();
     match_order.sort_by_key(|&i| std::cmp::Reverse(templates.item(i).template.specificity()));
+    base.argument_checks.warn_unchecked(&add.tools);
+    let added = add.tools.len();
     let tools = base.tools.with(add.tools, remove_tools, "tools", "tool", page_size)?;
+    // The tools kept come first, in their order, then the ones added (`Listing::with`).
+    let kept = tools.len() - added;
+    let argument_checks = base
+        .argument_checks
+        .next(tools.items().enumerate().map(|(i, tool)| if i < kept { base.tools.position(&tool.name) } else { None }));
     let has_param_headers = tools.items().any(|tool| !tool.param_headers.is_empty());
     let has_task_tools = tools.items().any(|tool| tool.task != crate::tool::TaskSupport::Forbidden);
     let has_required_tasks = tools.items().any(|tool| tool.task == crate::tool::TaskSupport::Required);
-    #[cfg(feature = "validation")]
-    let argument_checks = tools
-        .items()
-        .filter_map(|tool| {
-            let check = crate::tool::check::ArgumentCheck::of(&tool.name, &(tool.input_schema)())?;
-            Some((tool.name.clone(), Arc::new(check)))
-        })
-        .collect();
     Ok(Registry {
         tools,
         resources: base.resources.with(statics, remove_resources, "resources", "resource", page_size)?,
@@ -565,7 +568,6 @@ fn apply(base: &Registry, edit: Edit<'_>, page_size: usize) -> Result<Registry, 
         has_param_headers,
         has_task_tools,
         has_required_tasks,
-        #[cfg(feature = "validation")]
         argument_checks,
     })
 }
@@ -611,7 +613,8 @@ mod tests {
 
     #[test]
     fn an_edit_keeps_the_items_left_with_their_wire_forms_and_adds_the_new_ones() {
-        let catalog = Catalog::new(tools(vec![tool("a", false), tool("b", false), tool("c", true)]), Some(1)).unwrap();
+        let catalog =
+            Catalog::new(tools(vec![tool("a", false), tool("b", false), tool("c", true)]), Some(1), true).unwrap();
         let before = catalog.snapshot();
         assert!(before.tools.json.get().is_none(), "nothing serialized, nor room made for it, before a list");
         assert_eq!(page(&before.tools, None, 2), (vec!["a".to_owned()], Some("1".to_owned())));
@@ -632,9 +635,44 @@ mod tests {
         assert!(after.tools.page_in(Some("2"), 0).is_err(), "past the last page");
     }
 
+    /// A tool with a hand-written schema that caps `field` at 1.
+    #[cfg(feature = "validation")]
+    fn capped(name: &'static str, field: &'static str) -> ToolDescriptor {
+        let schema = format!(r#"{{"properties": {{"{field}": {{"maximum": 1}}}}}}"#);
+        let schema: crate::tool::descriptor::SchemaFn =
+            SharedFn::Arc(Arc::new(move || crate::tool::schema::verbatim_schema(&schema)));
+        ToolDescriptor { input_schema: schema, input_schema_verbatim: true, ..tool(name, false) }
+    }
+
+    #[cfg(feature = "validation")]
+    #[test]
+    fn after_an_edit_each_tool_keeps_its_own_argument_check() {
+        let arguments = |json: &str| serde_json::value::RawValue::from_string(json.to_owned()).unwrap();
+        let (n, m) = (arguments(r#"{"n": 5}"#), arguments(r#"{"m": 5}"#));
+        let check = |registry: &Registry, name: &str, arguments| {
+            let index = registry.tools.position(name).unwrap();
+            registry.argument_checks.check(index, registry.tools.item(index), Some(arguments))
+        };
+        let catalog = Catalog::new(tools(vec![capped("a", "n"), tool("b", false)]), None, true).unwrap();
+        let before = catalog.snapshot();
+        assert!(check(&before, "a", &n).unwrap_err().contains("`n`"));
+        assert_eq!(check(&before, "b", &n), Ok(()));
+
+        let add = tools(vec![capped("c", "m"), capped("d", "n")]);
+        catalog.edit(Edit { add, remove_tools: &["a"], ..Edit::default() }).unwrap();
+        let after = catalog.snapshot();
+        assert_eq!(check(&after, "b", &n), Ok(()), "b, now first, did not inherit a's check");
+        assert!(check(&after, "c", &m).unwrap_err().contains("`m`"));
+        assert_eq!(check(&after, "c", &n), Ok(()));
+        assert!(check(&after, "d", &n).unwrap_err().contains("`n`"));
+
+        let unchecked = Catalog::new(tools(vec![capped("a", "n")]), None, false).unwrap();
+        assert_eq!(check(&unchecked.snapshot(), "a", &n), Ok(()), "checks off");
+    }
+
     #[test]
     fn two_tools_of_one_name_are_refused() {
-        let error = Catalog::new(tools(vec![tool("a", false), tool("a", true)]), None).err().expect("refused");
+        let error = Catalog::new(tools(vec![tool("a", false), tool("a", true)]), None, true).err().expect("refused");
         assert_eq!(error.kind(), ErrorKind::Config);
         assert!(error.to_string().contains("two tools are named `a`"), "{error}");
     }

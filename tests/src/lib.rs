@@ -18,6 +18,7 @@ pub mod cluster;
 pub mod external;
 pub mod hostile_server;
 pub mod http;
+pub mod log;
 pub mod robust;
 mod stdio;
 pub use http::HttpClient;

@@ -17,7 +17,7 @@ use mcp_tests::external::{HttpProcess, example_binary, node, python, python_serv
 use mcp_tests::hostile_server::{Behaviour, HostileServer};
 use serde_json::json;
 use std::net::SocketAddr;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -40,6 +40,18 @@ async fn steps(count: u32, ctx: Context) -> String {
 #[mcp_tool]
 fn sub(a: i64, b: i64) -> i64 {
     a - b
+}
+
+static PAINTED: AtomicUsize = AtomicUsize::new(0);
+
+/// Paints in one of two colours: its schema says which, and its server (built with
+/// `check_arguments(false)`) does not check.
+#[mcp_tool(
+    input_schema = r#"{"type": "object", "properties": {"color": {"type": "string", "enum": ["red", "green"]}}, "required": ["color"], "additionalProperties": false}"#
+)]
+fn paint(color: String) -> String {
+    PAINTED.fetch_add(1, Ordering::SeqCst);
+    format!("painted {color}")
 }
 
 /// The gateway's own tool.
@@ -104,7 +116,7 @@ async fn a_mounted_servers_tools_are_listed_and_called_under_its_prefix() {
         assert_eq!(client.call_tool("own", json!({})).await.unwrap().text(), Some("mine"));
         let sum = client.call_tool("remote_add", json!({"a": 2, "b": 40})).await.unwrap();
         assert_eq!(sum.text(), Some("42"), "{remote_era:?}");
-        // The mounted server's own argument errors come back as the tool's error result.
+        // Arguments that break the mounted tool's schema come back as the tool's error result.
         let bad = client.call_tool("remote_add", json!({"a": "two", "b": 1})).await.unwrap();
         assert!(bad.is_error && bad.text().unwrap_or_default().contains("`a`"), "{bad:?}");
         let unknown = client.call_tool("remote_nope", json!({})).await.unwrap_err();
@@ -115,6 +127,27 @@ async fn a_mounted_servers_tools_are_listed_and_called_under_its_prefix() {
     let mounted = Client::builder().connect_http(&url(address)).await.unwrap();
     let refused = Server::new("gateway", "1.0").mount("my tools", mounted).await.err().expect("a refusal");
     assert!(refused.to_string().contains("use letters, digits"), "{refused}");
+}
+
+/// The gateway enforces the schema it advertises for a mounted tool: a call that breaks it is
+/// refused there, naming the fields, and never reaches the mounted server (which, here, would
+/// not have checked it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gateway_checks_a_mounted_tools_arguments_against_its_schema() {
+    let address = serve(Server::new("remote", "1.0").tools(tools![paint]).check_arguments(false)).await;
+    let (client, _) = gateway(address, Negotiation::Handshake, Negotiation::Handshake).await;
+    let bad = client.call_tool("remote_paint", json!({"color": "blue", "brush": "wide"})).await.unwrap();
+    let message = bad.text().unwrap_or_default();
+    assert!(bad.is_error && message.starts_with("invalid arguments for tool `remote_paint`: "), "{bad:?}");
+    assert!(
+        message.contains("`color`: \"blue\" is not one of") && message.contains("`brush`: not allowed"),
+        "{message}"
+    );
+    assert_eq!(PAINTED.load(Ordering::SeqCst), 0, "the mounted server was not called");
+    let good = client.call_tool("remote_paint", json!({"color": "green"})).await.unwrap();
+    assert_eq!(good.text(), Some("painted green"));
+    assert_eq!(PAINTED.load(Ordering::SeqCst), 1);
+    client.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

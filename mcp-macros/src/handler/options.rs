@@ -22,7 +22,7 @@ pub(crate) struct ParamOptions {
     /// A tool argument mirrored in the `Mcp-Param-{header}` HTTP header (`x-mcp-header`).
     pub header: Option<LitStr>,
     /// Constraints on a tool argument, put in its schema (and checked before the call, with
-    /// feature `validation`): `range(min = 1, max = 5)`, `length(min = 1, max = 80)`,
+    /// the runtime's feature `validation`, on by default): `range(min = 1, max = 5)`, `length(min = 1, max = 80)`,
     /// `pattern = "^[a-z]+$"`, as schemars spells them.
     pub range: Option<TokenStream>,
     pub length: Option<TokenStream>,

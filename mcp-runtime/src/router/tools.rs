@@ -35,26 +35,24 @@ pub(crate) fn call<'a>(registry: &'a Registry, session: &crate::session::Session
         }
         // The tool the caller's scopes were checked against (`transport/http/policy.rs`): the
         // same decoded name, looked up the same way.
-        let tool = registry
+        let index = registry
             .tools
-            .get(name)
+            .position(name)
             .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown tool: {}", clip(name))))?;
         if request.arguments.is_some_and(|a| !a.get().starts_with('{')) {
             return Err(ErrorObject::invalid_params("tools/call: `arguments` must be an object"));
         }
-        Ok((tool, request.meta_object()?))
+        Ok((index, registry.tools.item(index), request.meta_object()?))
     });
     // Constraints the schema advertises, checked before the function runs: a tool error
     // naming the field, for the model to correct its call.
-    #[cfg(feature = "validation")]
-    if let Ok((tool, _)) = &call
-        && let Some(check) = registry.argument_checks.get(&*tool.name)
-        && let Err(message) = check.check(&tool.name, request.arguments)
+    if let Ok((index, tool, _)) = &call
+        && let Err(message) = registry.argument_checks.check(*index, tool, request.arguments)
     {
         return Route::Reply(to_raw(&crate::tool::CallToolResult::error(message)).map(Reply::Serialized));
     }
     match call {
-        Ok((tool, meta)) => Route::Spawn(Task {
+        Ok((_, tool, meta)) => Route::Spawn(Task {
             meta,
             run: Handler::Tool(ToolRun { tool, arguments: request.arguments }),
             on_panic: PanicAnswer::ToolError(tool.name.clone()),

@@ -64,6 +64,7 @@ pub struct Server {
     session_store: SessionStore,
     task_ttl: Option<Duration>,
     schema_profiles: SchemaProfiles,
+    check_arguments: bool,
     running: Arc<OnceLock<Weak<Catalog>>>,
 }
 
@@ -93,6 +94,7 @@ impl Server {
             session_store: SessionStore::default(),
             task_ttl: Some(Duration::from_secs(3600)),
             schema_profiles: SchemaProfiles::default(),
+            check_arguments: true,
             running: Arc::default(),
         }
     }
@@ -139,6 +141,26 @@ impl Server {
     /// ```
     pub fn schema_profile_for(mut self, client_name: impl Into<String>, profile: SchemaProfile) -> Self {
         self.schema_profiles.by_client.push((client_name.into(), profile));
+        self
+    }
+
+    /// Whether tool arguments are checked, before the function runs, against every constraint
+    /// the tool's input schema advertises (default: yes, with feature `validation`, itself on
+    /// by default). A call that breaks one gets a tool error result naming each field and the
+    /// rule it breaks. Only a tool whose schema says more than its types is checked: bounds,
+    /// lengths, patterns, `format`, `enum` on a field, `additionalProperties: false`, the
+    /// combinators, anything in a hand-written or mounted schema beyond `{"type": "object"}`.
+    ///
+    /// With `false`, no tool is checked (a gateway whose mounted servers check their own
+    /// arguments, say), and the server warns in its log at start, naming the tools whose
+    /// advertised constraints go unchecked; a server built without the feature does the same.
+    ///
+    /// ```
+    /// # use mcp_runtime::Server;
+    /// let server = Server::new("gateway", "1.0.0").check_arguments(false);
+    /// ```
+    pub fn check_arguments(mut self, check: bool) -> Self {
+        self.check_arguments = check;
         self
     }
 
@@ -525,7 +547,7 @@ impl Server {
                            so that a 2026-07-28 requestState sealed by one replica opens on another";
             return Err(Error::new(ErrorKind::Config, message));
         }
-        let catalog = Arc::new(Catalog::new(self.definitions, self.page_size)?);
+        let catalog = Arc::new(Catalog::new(self.definitions, self.page_size, self.check_arguments)?);
         let _ = self.running.set(Arc::downgrade(&catalog));
         let mut state = self.state;
         // `ctx.server()` finds the handle here: a context sits below the catalog's layer.

@@ -1,12 +1,13 @@
 //! Tools: what `#[mcp_tool]` describes, and the traits its generated code relies on.
 
-#[cfg(feature = "validation")]
 pub(crate) mod check;
 mod confirm;
+mod constraints;
 pub(crate) mod descriptor;
 pub(crate) mod profile;
 mod result;
 pub(crate) mod schema;
+mod vocabulary;
 
 pub(crate) use confirm::confirm;
 pub use result::{CallToolResult, IntoToolResult, Json};

@@ -3,6 +3,7 @@
 //! never data such as `enum`, `const` or `default`.
 
 use super::SchemaProfile;
+use crate::tool::vocabulary::{ANNOTATIONS, STANDARD_FORMATS};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -325,10 +326,6 @@ fn simplify_nullable(schema: &mut Map<String, Value>) {
     }
 }
 
-/// Keywords that describe a value without constraining it.
-const ANNOTATIONS: [&str; 8] =
-    ["description", "title", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment"];
-
 /// Whether `schema` is exactly `{"type": "null"}`.
 fn is_null_type(schema: &Value) -> bool {
     schema.as_object().is_some_and(|m| m.len() == 1 && m.get("type").and_then(Value::as_str) == Some("null"))
@@ -342,29 +339,6 @@ fn type_names(value: &Value) -> Option<Vec<String>> {
         _ => None,
     }
 }
-
-/// The formats JSON Schema 2020-12 defines (section 7.3 of its validation vocabulary).
-const STANDARD_FORMATS: [&str; 19] = [
-    "date-time",
-    "date",
-    "time",
-    "duration",
-    "email",
-    "idn-email",
-    "hostname",
-    "idn-hostname",
-    "ipv4",
-    "ipv6",
-    "uri",
-    "uri-reference",
-    "iri",
-    "iri-reference",
-    "uuid",
-    "uri-template",
-    "json-pointer",
-    "relative-json-pointer",
-    "regex",
-];
 
 /// Drops a format JSON Schema does not define; an integer width becomes bounds where they say
 /// more than `"type": "integer"` (64-bit and wider ones only their sign: their limits are not
