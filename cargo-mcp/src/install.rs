@@ -214,7 +214,7 @@ pub struct ServerCrate {
 /// Runs `cargo build` for the crate's binary (`--release` or not), its output on stderr.
 pub fn build(found: &ServerCrate, release: bool) -> Result<(), String> {
     let profile = if release { "release" } else { "debug" };
-    eprintln!("Building {} ({profile})...", found.name);
+    crate::terminal::eprint(format_args!("Building {} ({profile})...\n", found.name));
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = std::process::Command::new(cargo);
     command.args(["build", "-p", &found.name, "--bin", &found.bin]).current_dir(&found.workspace_root);
