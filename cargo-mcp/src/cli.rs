@@ -401,11 +401,7 @@ fn install(args: InstallArgs) -> Result<i32, Failure> {
             args.client.config_path(args.scope, &project, home.as_deref())?
         }
     };
-    let before = match std::fs::read_to_string(&config) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(Failure::usage(format!("cannot read {}: {e}", config.display()))),
-    };
+    let before = install::read(&config)?;
     let entry = args.client.entry(&transport);
     let key = args.client.servers_key();
     let (after, outcome) = install::edit(&before, key, &name, &entry).map_err(|why| {
@@ -425,10 +421,7 @@ fn install(args: InstallArgs) -> Result<i32, Failure> {
         terminal::eprint(format_args!("dry run: {} not written\n", config.display()));
         return Ok(EXIT_OK);
     }
-    if let Some(parent) = config.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-    }
-    std::fs::write(&config, &after).map_err(|e| format!("cannot write {}: {e}", config.display()))?;
+    install::write(&config, &after)?;
     let verb = if outcome == Outcome::Added { "added" } else { "updated" };
     terminal::eprint(format_args!(
         "{verb} `{name}` in {} for {client}; restart {client} (or reload its MCP servers) to use it\n",

@@ -325,6 +325,48 @@ fn install_writes_a_fresh_file_then_changes_nothing() {
     assert_eq!(std::fs::read_to_string(&config).unwrap(), before);
 }
 
+/// Issue 31, row 14: a configuration file that is a symbolic link (a project's `.mcp.json`
+/// aimed at another file of the user's) is not written through, dry run or not; the error
+/// names the link and its target, and both are left as they were.
+#[cfg(unix)]
+#[test]
+fn install_refuses_to_write_through_a_symbolic_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let victim = dir.path().join("settings.json");
+    std::fs::write(&victim, "{\"theme\": \"dark\"}\n").unwrap();
+    let config = dir.path().join(".mcp.json");
+    std::os::unix::fs::symlink(&victim, &config).unwrap();
+    for extra in [&[][..], &["--dry-run"]] {
+        let mut args = vec!["claude-code", "--command", calculator()];
+        args.extend_from_slice(extra);
+        let output = install(&config, &args);
+        assert_eq!(code(&output), 2, "{}", stderr(&output));
+        let expected = format!("{} is a symbolic link to {}", config.display(), victim.display());
+        assert!(stderr(&output).contains(&expected), "{}", stderr(&output));
+        assert_eq!(stdout(&output), "", "no diff is shown");
+    }
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "{\"theme\": \"dark\"}\n");
+    assert!(std::fs::symlink_metadata(&config).unwrap().file_type().is_symlink());
+}
+
+/// The file is replaced whole (a new file renamed over it): nothing is left beside it, and
+/// its permissions are kept.
+#[cfg(unix)]
+#[test]
+fn install_replaces_the_file_whole_and_keeps_its_permissions() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join(".mcp.json");
+    std::fs::write(&config, "{\"mcpServers\": {}}\n").unwrap();
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let output = install(&config, &["claude-code", "--command", calculator()]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(read_json(&config)["mcpServers"]["calculator"]["command"], calculator());
+    assert_eq!(std::fs::metadata(&config).unwrap().permissions().mode() & 0o777, 0o600);
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, [".mcp.json"], "no temporary file is left");
+}
+
 #[test]
 fn install_keeps_other_servers_and_keys() {
     let dir = tempfile::tempdir().unwrap();
@@ -560,7 +602,7 @@ fn nothing_a_server_sends_reaches_the_terminal_raw() {
         &["surface", "--http", url, "--file", "/dev/null/none.json"],
     ];
     for args in runs {
-        let output = cargo_mcp(&args);
+        let output = cargo_mcp(args);
         let (out, err) = (stdout(&output), stderr(&output));
         let printed = format!("{out}{err}");
         assert_eq!(acts_on_terminal(&printed), None, "{args:?} printed raw: {printed:?}");
