@@ -1,12 +1,13 @@
 //! The command line: each subcommand's arguments (clap) and what it does. Results go to stdout,
-//! progress and errors to stderr. Exit codes: 0 ok, 1 a tool error (`isError`) or a failed
+//! progress and errors to stderr, both through [`terminal`](crate::terminal), which escapes
+//! what a terminal would act on. Exit codes: 0 ok, 1 a tool error (`isError`) or a failed
 //! check, 2 a usage or connection error.
 
 use crate::check::{self, Report};
 use crate::connection::{Connection, ConnectionError};
 use crate::install::{self, Client, Outcome, Scope, Transport};
 use crate::scaffold::{self, Runtime};
-use crate::{arguments, output, surface};
+use crate::{arguments, output, surface, terminal};
 use clap::{Args, Parser, Subcommand};
 use mcp_runtime::client::Client as McpClient;
 use serde_json::{Map, Value, json};
@@ -294,7 +295,7 @@ pub async fn run(cli: Cli) -> i32 {
         Ok(code) => code,
         Err(failure) => {
             if !failure.message.is_empty() {
-                eprintln!("error: {}", failure.message);
+                terminal::eprint(format_args!("error: {}\n", failure.message));
             }
             failure.code
         }
@@ -318,7 +319,8 @@ async fn connect(server: &ServerArgs) -> Result<McpClient, Failure> {
             })?;
             install::build(&found, false)?;
             let binary = found.debug_binary.display().to_string();
-            eprintln!("Running {binary}");
+            terminal::eprint(format_args!("Running {binary}
+"));
             let command = shlex::try_quote(&binary).map_err(|e| e.to_string())?;
             Ok(crate::connection::connect_stdio(&command, limit).await?)
         }
@@ -335,21 +337,24 @@ fn new(args: NewArgs) -> Result<i32, Failure> {
     };
     let dir = args.path.unwrap_or_else(|| PathBuf::from(&args.name));
     scaffold::create(&dir, &args.name, &runtime)?;
-    eprintln!("Created MCP server `{}` in {}", args.name, dir.display());
+    terminal::eprint(format_args!("Created MCP server `{}` in {}\n", args.name, dir.display()));
     if let Some(workspace) = scaffold::enclosing_workspace(&dir) {
-        eprintln!(
-            "  note: {} holds a workspace: add \"{}\" to its `members` (or to `exclude`, to build it on its own)",
+        terminal::eprint(format_args!(
+            "  note: {} holds a workspace: add \"{}\" to its `members` (or to `exclude`, to build it on its own)\n",
             workspace.display(),
             dir.display()
-        );
+        ));
     }
     if let Runtime::Path(path) = &runtime {
-        eprintln!("  mcp-runtime from {} (--runtime-version to use crates.io)", path.display());
+        terminal::eprint(format_args!("  mcp-runtime from {} (--runtime-version to use crates.io)\n", path.display()));
     }
-    eprintln!("Next:");
-    eprintln!("  cd {}", dir.display());
-    eprintln!("  cargo test");
-    eprintln!("  cargo build && cargo mcp call --stdio target/debug/{} greet name=Ada", args.name);
+    terminal::eprint("Next:\n");
+    terminal::eprint(format_args!("  cd {}\n", dir.display()));
+    terminal::eprint("  cargo test\n");
+    terminal::eprint(format_args!(
+        "  cargo build && cargo mcp call --stdio target/debug/{} greet name=Ada\n",
+        args.name
+    ));
     Ok(EXIT_OK)
 }
 
@@ -403,11 +408,7 @@ fn install(args: InstallArgs) -> Result<i32, Failure> {
             args.client.config_path(args.scope, &project, home.as_deref())?
         }
     };
-    let before = match std::fs::read_to_string(&config) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(Failure::usage(format!("cannot read {}: {e}", config.display()))),
-    };
+    let before = install::read(&config)?;
     let entry = args.client.entry(&transport);
     let key = args.client.servers_key();
     let (after, outcome) = install::edit(&before, key, &name, &entry).map_err(|why| {
@@ -416,23 +417,23 @@ fn install(args: InstallArgs) -> Result<i32, Failure> {
     })?;
     let client = args.client.title();
     if outcome == Outcome::Unchanged {
-        eprintln!("{} already has `{name}` with this entry: nothing to change", config.display());
+        terminal::eprint(format_args!(
+            "{} already has `{name}` with this entry: nothing to change\n",
+            config.display()
+        ));
         return Ok(EXIT_OK);
     }
-    print!("{}", install::diff(&config, &before, &after));
+    terminal::print(install::diff(&config, &before, &after));
     if args.dry_run {
-        eprintln!("dry run: {} not written", config.display());
+        terminal::eprint(format_args!("dry run: {} not written\n", config.display()));
         return Ok(EXIT_OK);
     }
-    if let Some(parent) = config.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-    }
-    std::fs::write(&config, &after).map_err(|e| format!("cannot write {}: {e}", config.display()))?;
+    install::write(&config, &after)?;
     let verb = if outcome == Outcome::Added { "added" } else { "updated" };
-    eprintln!(
-        "{verb} `{name}` in {} for {client}; restart {client} (or reload its MCP servers) to use it",
+    terminal::eprint(format_args!(
+        "{verb} `{name}` in {} for {client}; restart {client} (or reload its MCP servers) to use it\n",
         config.display()
-    );
+    ));
     Ok(EXIT_OK)
 }
 
@@ -443,19 +444,19 @@ fn absolute(path: &Path) -> String {
 async fn surface(args: SurfaceArgs) -> Result<i32, Failure> {
     let recorded = if args.check { Some(check::read(&args.file)?) } else { None };
     let mut connection = connect(&args.server).await?;
-    eprintln!("listing the server's tools, resources and prompts, and counting tokens...");
+    terminal::eprint("listing the server's tools, resources and prompts, and counting tokens...\n");
     let mut current = check::fetch(&mut connection).await?;
     connection.close().await;
     if let Some(recorded) = recorded {
         let report = Report::new(&recorded, &current);
-        print!("{report}");
+        terminal::print(&report);
         return Ok(if report.passed() { EXIT_OK } else { EXIT_FAILED });
     }
     current.token_budget = args.token_budget;
     // What changed since the recorded surface, for the person about to commit the new one.
     if let Ok(previous) = check::read(&args.file) {
         for change in crate::compare(&previous, &current) {
-            eprintln!("{change}");
+            terminal::eprint(format_args!("{change}\n"));
         }
     }
     let changed = check::write(&args.file, &current)?;
@@ -469,9 +470,9 @@ async fn surface(args: SurfaceArgs) -> Result<i32, Failure> {
         crate::tokens::ENCODING
     );
     if changed {
-        println!("wrote {}: {counts}", args.file.display());
+        terminal::print(format_args!("wrote {}: {counts}\n", args.file.display()));
     } else {
-        println!("{} is up to date: {counts}", args.file.display());
+        terminal::print(format_args!("{} is up to date: {counts}\n", args.file.display()));
     }
     Ok(EXIT_OK)
 }
@@ -484,14 +485,14 @@ async fn list(args: ListArgs) -> Result<i32, Failure> {
     let prompts = Connection::list_prompts(&mut connection).await.or_else(empty_if_absent)?;
     connection.close().await;
     if args.json {
-        print!(
+        terminal::print(format_args!(
             "{}",
             output::pretty(&json!({
                 "tools": tools, "resources": resources, "resourceTemplates": templates, "prompts": prompts
             }))
-        );
+        ));
     } else {
-        print!("{}", output::lists(&tools, &resources, &templates, &prompts));
+        terminal::print(output::lists(&tools, &resources, &templates, &prompts));
     }
     Ok(EXIT_OK)
 }
@@ -516,11 +517,11 @@ async fn call(args: CallArgs) -> Result<i32, Failure> {
     connection.close().await;
     let is_error = result.get("isError") == Some(&Value::Bool(true));
     if args.json {
-        print!("{}", output::pretty(&result));
+        terminal::print(output::pretty(&result));
     } else if is_error {
-        eprint!("tool error: {}", output::call_result(&result));
+        terminal::eprint(format_args!("tool error: {}", output::call_result(&result)));
     } else {
-        print!("{}", output::call_result(&result));
+        terminal::print(output::call_result(&result));
     }
     Ok(if is_error { EXIT_FAILED } else { EXIT_OK })
 }
@@ -529,7 +530,7 @@ async fn read(args: ReadArgs) -> Result<i32, Failure> {
     let mut connection = connect(&args.server).await?;
     let result = Connection::read_resource(&mut connection, &args.uri).await?;
     connection.close().await;
-    print!("{}", if args.json { output::pretty(&result) } else { output::read_result(&result) });
+    terminal::print(if args.json { output::pretty(&result) } else { output::read_result(&result) });
     Ok(EXIT_OK)
 }
 
@@ -545,7 +546,7 @@ async fn get(args: GetArgs) -> Result<i32, Failure> {
     let mut connection = connect(&args.server).await?;
     let result = Connection::get_prompt(&mut connection, &args.prompt, Value::Object(arguments)).await?;
     connection.close().await;
-    print!("{}", if args.json { output::pretty(&result) } else { output::prompt_result(&result) });
+    terminal::print(if args.json { output::pretty(&result) } else { output::prompt_result(&result) });
     Ok(EXIT_OK)
 }
 

@@ -171,6 +171,59 @@ pub fn edit(text: &str, servers_key: &str, name: &str, entry: &Value) -> Result<
     Ok((edited, outcome))
 }
 
+/// The configuration file's text: empty when there is none yet. A symbolic link is refused,
+/// naming it and its target: writing through it would change a file the command was not
+/// pointed at (a link planted in a project could aim at any file of the user's).
+pub fn read(config: &Path) -> Result<String, String> {
+    refuse_link(config)?;
+    match std::fs::read_to_string(config) {
+        Ok(text) => Ok(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+        Err(e) => Err(format!("cannot read {}: {e}", config.display())),
+    }
+}
+
+/// Writes the configuration file whole or not at all: into a new file beside it (the same
+/// folder, so the same file system), then renamed over it, which replaces the name itself
+/// and never follows a link. A symbolic link is refused as by [`read`]; an existing file's
+/// permissions are kept.
+pub fn write(config: &Path, text: &str) -> Result<(), String> {
+    use std::io::Write as _;
+    refuse_link(config)?;
+    let folder = config.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::create_dir_all(folder).map_err(|e| format!("cannot create {}: {e}", folder.display()))?;
+    let name = config.file_name().ok_or_else(|| format!("{} names no file", config.display()))?;
+    let temporary = folder.join(format!(".{}.cargo-mcp-{}.tmp", name.to_string_lossy(), std::process::id()));
+    let written = (|| {
+        // `create_new`: a file (or a link) already at the temporary name is not written through.
+        let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(&temporary)?;
+        file.write_all(text.as_bytes())?;
+        if let Ok(existing) = std::fs::metadata(config) {
+            file.set_permissions(existing.permissions())?;
+        }
+        file.sync_all()?;
+        std::fs::rename(&temporary, config)
+    })();
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&temporary);
+        format!("cannot write {}: {e}", config.display())
+    })
+}
+
+fn refuse_link(config: &Path) -> Result<(), String> {
+    match std::fs::symlink_metadata(config) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            let target = std::fs::read_link(config).map(|t| t.display().to_string()).unwrap_or_else(|_| "?".into());
+            Err(format!(
+                "{} is a symbolic link to {target}: cargo mcp install does not write through links; \
+                 pass the file itself with --config, or replace the link with a file",
+                config.display()
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// A unified diff of the file's change, for the terminal.
 pub fn diff(path: &Path, before: &str, after: &str) -> String {
     let shown = path.display().to_string();
@@ -214,7 +267,7 @@ pub struct ServerCrate {
 /// Runs `cargo build` for the crate's binary (`--release` or not), its output on stderr.
 pub fn build(found: &ServerCrate, release: bool) -> Result<(), String> {
     let profile = if release { "release" } else { "debug" };
-    eprintln!("Building {} ({profile})...", found.name);
+    crate::terminal::eprint(format_args!("Building {} ({profile})...\n", found.name));
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = std::process::Command::new(cargo);
     command.args(["build", "-p", &found.name, "--bin", &found.bin]).current_dir(&found.workspace_root);

@@ -17,6 +17,7 @@ pub mod install;
 pub mod output;
 pub mod scaffold;
 pub mod surface;
+pub mod terminal;
 pub mod tokens;
 
 pub use compat::{Change, ChangeKind, Severity, compare};

@@ -7,7 +7,7 @@ fn main() {
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
+            cargo_mcp::terminal::eprint(format_args!("error: cannot start the async runtime: {e}\n"));
             std::process::exit(cargo_mcp::cli::EXIT_USAGE);
         }
     };

@@ -339,6 +339,48 @@ fn install_writes_a_fresh_file_then_changes_nothing() {
     assert_eq!(std::fs::read_to_string(&config).unwrap(), before);
 }
 
+/// Issue 31, row 14: a configuration file that is a symbolic link (a project's `.mcp.json`
+/// aimed at another file of the user's) is not written through, dry run or not; the error
+/// names the link and its target, and both are left as they were.
+#[cfg(unix)]
+#[test]
+fn install_refuses_to_write_through_a_symbolic_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let victim = dir.path().join("settings.json");
+    std::fs::write(&victim, "{\"theme\": \"dark\"}\n").unwrap();
+    let config = dir.path().join(".mcp.json");
+    std::os::unix::fs::symlink(&victim, &config).unwrap();
+    for extra in [&[][..], &["--dry-run"]] {
+        let mut args = vec!["claude-code", "--command", calculator()];
+        args.extend_from_slice(extra);
+        let output = install(&config, &args);
+        assert_eq!(code(&output), 2, "{}", stderr(&output));
+        let expected = format!("{} is a symbolic link to {}", config.display(), victim.display());
+        assert!(stderr(&output).contains(&expected), "{}", stderr(&output));
+        assert_eq!(stdout(&output), "", "no diff is shown");
+    }
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "{\"theme\": \"dark\"}\n");
+    assert!(std::fs::symlink_metadata(&config).unwrap().file_type().is_symlink());
+}
+
+/// The file is replaced whole (a new file renamed over it): nothing is left beside it, and
+/// its permissions are kept.
+#[cfg(unix)]
+#[test]
+fn install_replaces_the_file_whole_and_keeps_its_permissions() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join(".mcp.json");
+    std::fs::write(&config, "{\"mcpServers\": {}}\n").unwrap();
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let output = install(&config, &["claude-code", "--command", calculator()]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(read_json(&config)["mcpServers"]["calculator"]["command"], calculator());
+    assert_eq!(std::fs::metadata(&config).unwrap().permissions().mode() & 0o777, 0o600);
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, [".mcp.json"], "no temporary file is left");
+}
+
 #[test]
 fn install_keeps_other_servers_and_keys() {
     let dir = tempfile::tempdir().unwrap();
@@ -463,4 +505,128 @@ fn a_new_server_builds_and_passes_its_test() {
         .expect("cargo-mcp runs");
     assert_eq!((code(&output), stdout(&output).as_str()), (0, "Hello, Ada!\n"), "{}", stderr(&output));
     assert!(stderr(&output).contains("Building hello-mcp (debug)"), "{}", stderr(&output));
+}
+
+/// What a hostile server puts in every string it sends: a colour, a window title, a line
+/// rewrite, a C1 CSI, a right-to-left override.
+const HOSTILE: &str = "\x1b[31mred\x1b]0;pwned\x07\rover\u{9b}2J\u{202e}desrever";
+
+/// A hostile MCP server over Streamable HTTP (2026-07-28, stateless, one request per
+/// connection) on a real socket: every name, description, result and error message it sends
+/// carries [`HOSTILE`].
+struct HostileServer {
+    url: String,
+}
+
+impl HostileServer {
+    fn start() -> Self {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { return };
+                std::thread::spawn(move || Self::answer(stream));
+            }
+        });
+        Self { url }
+    }
+
+    fn answer(mut stream: std::net::TcpStream) {
+        use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+        let mut reader = BufReader::new(stream.try_clone().unwrap());
+        let mut length = 0;
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                return;
+            }
+            if line == "\r\n" {
+                break;
+            }
+            if let Some((name, value)) = line.split_once(':')
+                && name.eq_ignore_ascii_case("content-length")
+            {
+                length = value.trim().parse().unwrap();
+            }
+        }
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body).unwrap();
+        let request: Value = serde_json::from_slice(&body).unwrap_or_default();
+        let item = |key: &str| json!({key: format!("{HOSTILE}-item"), "description": HOSTILE});
+        let result = match request["method"].as_str().unwrap_or_default() {
+            "server/discover" => json!({
+                "supportedVersions": ["2026-07-28"],
+                "capabilities": {"tools": {}, "resources": {}, "prompts": {}},
+                "serverInfo": {"name": HOSTILE, "version": "1"},
+            }),
+            "tools/list" => json!({"tools": [{
+                "name": format!("{HOSTILE}-tool"), "description": HOSTILE,
+                "inputSchema": {"type": "object", "properties": {HOSTILE: {"type": "string", "description": HOSTILE}}},
+            }, {"name": "fail", "inputSchema": {"type": "object"}}]}),
+            "resources/list" => json!({"resources": [item("uri")]}),
+            "resources/templates/list" => json!({"resourceTemplates": [item("uriTemplate")]}),
+            "prompts/list" => json!({"prompts": [{"name": HOSTILE, "arguments": [{"name": HOSTILE}]}]}),
+            "tools/call" if request["params"]["name"] == "fail" => Value::Null,
+            "tools/call" => json!({"content": [{"type": "text", "text": HOSTILE}], "isError": false}),
+            "resources/read" => json!({"contents": [{"uri": "x://y", "text": HOSTILE}]}),
+            "prompts/get" => json!({"description": HOSTILE, "messages": [{"role": "user",
+                "content": {"type": "text", "text": HOSTILE}}]}),
+            _ => Value::Null,
+        };
+        let answer = match result {
+            Value::Null => {
+                json!({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32602, "message": HOSTILE}})
+            }
+            result => json!({"jsonrpc": "2.0", "id": request["id"], "result": result}),
+        };
+        let answer = answer.to_string();
+        let _ = write!(
+            stream,
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{answer}",
+            answer.len()
+        );
+    }
+}
+
+/// Whether `text` holds a character a terminal acts on (but the line feed and the tab).
+fn acts_on_terminal(text: &str) -> Option<char> {
+    text.chars().find(|&c| {
+        matches!(c, '\0'..='\x08' | '\x0b'..='\x1f' | '\x7f'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    })
+}
+
+/// Issue 31, row 13: whatever a server sends, `cargo mcp` prints no character a terminal acts
+/// on, in words or in JSON (which stays the same JSON), on stdout or stderr; it shows them
+/// escaped instead.
+#[test]
+fn nothing_a_server_sends_reaches_the_terminal_raw() {
+    let server = HostileServer::start();
+    let url = server.url.as_str();
+    let tool = format!("{HOSTILE}-tool");
+    let runs: [&[&str]; 10] = [
+        &["list", "--http", url],
+        &["list", "--http", url, "--json"],
+        &["call", "--http", url, &tool],
+        &["call", "--http", url, &tool, "--json"],
+        &["call", "--http", url, "missing"],
+        &["call", "--http", url, "fail"],
+        &["read", "--http", url, "x://y"],
+        &["get", "--http", url, "p"],
+        &["get", "--http", url, "p", "--json"],
+        &["surface", "--http", url, "--file", "/dev/null/none.json"],
+    ];
+    for args in runs {
+        let output = cargo_mcp(args);
+        let (out, err) = (stdout(&output), stderr(&output));
+        let printed = format!("{out}{err}");
+        assert_eq!(acts_on_terminal(&printed), None, "{args:?} printed raw: {printed:?}");
+        if args.contains(&"--json") {
+            let value: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}: {out}"));
+            assert!(value.to_string().contains("\\u001b[31mred"), "the same JSON: {value}");
+        }
+    }
+    let output = cargo_mcp(&["list", "--http", url]);
+    assert!(stdout(&output).contains("\\u001b[31mred\\u001b]0;pwned\\u0007\\u000dover\\u009b2J\\u202edesrever-tool("));
+    let output = cargo_mcp(&["call", "--http", url, "fail"]);
+    assert!(stderr(&output).contains("error -32602: \\u001b[31mred"), "{}", stderr(&output));
 }

@@ -49,6 +49,7 @@ mod param;
 mod prompt;
 mod protocol;
 mod registry;
+mod remote;
 mod required_state;
 mod resource;
 mod router;

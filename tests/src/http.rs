@@ -23,6 +23,8 @@ pub struct HttpClient {
     transcript: Arc<Mutex<Vec<ServerMessage>>>,
     /// Headers sent with every request (e.g. `Authorization`), before those of a call.
     pub default_headers: Vec<(String, String)>,
+    /// The local address its connections come from (`127.0.0.2`: another client on loopback).
+    pub from: Option<std::net::IpAddr>,
     /// Speaks HTTPS through this connector, for this server name.
     #[cfg(feature = "tls")]
     pub tls: Option<(tokio_rustls::TlsConnector, tokio_rustls::rustls::pki_types::ServerName<'static>)>,
@@ -80,6 +82,7 @@ impl HttpClient {
             methods: Arc::default(),
             transcript: Arc::default(),
             default_headers: Vec::new(),
+            from: None,
             #[cfg(feature = "tls")]
             tls: None,
         }
@@ -92,6 +95,12 @@ impl HttpClient {
         self
     }
 
+    /// This client, connecting from `address` (any of 127.0.0.0/8 on loopback).
+    pub fn from_address(mut self, address: std::net::IpAddr) -> Self {
+        self.from = Some(address);
+        self
+    }
+
     /// Every JSON-RPC message received so far.
     pub fn transcript(&self) -> Vec<ServerMessage> {
         self.transcript.lock().unwrap().clone()
@@ -101,7 +110,17 @@ impl HttpClient {
     /// `Mcp-Session-Id` and `MCP-Protocol-Version: 2025-11-25`); one with an empty value
     /// removes the default of that name.
     pub async fn send(&self, method: Method, path: &str, headers: &[(&str, &str)], body: Vec<u8>) -> Reply {
-        let stream = tokio::net::TcpStream::connect(self.address).await.expect("connect to the server");
+        let stream = match self.from {
+            None => tokio::net::TcpStream::connect(self.address).await,
+            Some(from) => {
+                let socket =
+                    if from.is_ipv4() { tokio::net::TcpSocket::new_v4() } else { tokio::net::TcpSocket::new_v6() };
+                let socket = socket.expect("a socket");
+                socket.bind(SocketAddr::new(from, 0)).expect("bind the client's address");
+                socket.connect(self.address).await
+            }
+        };
+        let stream = stream.expect("connect to the server");
         #[cfg(feature = "tls")]
         let mut sender = match &self.tls {
             Some((connector, name)) => {

@@ -225,6 +225,39 @@ async fn session_requests_are_not_checked() {
     assert_eq!(text(&answer[0]), "q in eu at 1 (None)", "2025-11-25 has no Mcp-Param headers");
 }
 
+/// A 2026-07-28 request sent inside a session is served by that era's rules, so its headers
+/// must mirror its body as they must without one: stamped by its body alone (the session's
+/// `MCP-Protocol-Version: 2025-11-25`), or by its header too, false headers are refused.
+#[tokio::test]
+async fn stamped_requests_inside_a_session_are_checked() {
+    let mut client = HttpClient::new(start(tools![route, plain]).await);
+    client.initialize().await;
+    let arguments = json!({"region": "eu", "priority": 1, "query": "refused"});
+    let false_headers: [(&str, Headers); 4] = [
+        ("a false Mcp-Method", &[("mcp-method", "tools/list"), ("mcp-name", "route")]),
+        ("a false Mcp-Name", &[("mcp-method", "tools/call"), ("mcp-name", "plain")]),
+        ("a false Mcp-Param", &[("mcp-method", "tools/call"), ("mcp-name", "route"), ("mcp-param-region", "us")]),
+        ("no mirrored headers at all", &[]),
+    ];
+    for version in ["2025-11-25", "2026-07-28"] {
+        for (case, headers) in false_headers {
+            let mut headers = headers.to_vec();
+            headers.push(("mcp-protocol-version", version));
+            let reply = client.post_with(&call(7, "route", arguments.clone()), &headers).await;
+            let status = reply.status;
+            let body = reply.messages().await.pop().unwrap_or_default();
+            assert_refused(&(status, body.clone()), &format!("{case} under {version}"));
+            assert_eq!(body["id"], 7, "{body}");
+        }
+    }
+    assert_eq!(REFUSED_RAN.load(Ordering::SeqCst), 0, "a refused call never runs the tool");
+    // True headers inside the session run it.
+    let arguments = json!({"region": "eu", "priority": 1, "query": "q"});
+    let (status, body) =
+        post(&client, &call(8, "route", arguments), &[("mcp-param-region", "eu"), ("mcp-param-priority", "1")]).await;
+    assert_eq!((status, text(&body)), (StatusCode::OK, "q in eu at 1 (None)"));
+}
+
 /// POSTs a `route` call with the header lines `extra` over a raw socket; the status line and
 /// the rest of the answer.
 async fn raw_route(address: SocketAddr, extra: &[&[u8]]) -> String {

@@ -245,20 +245,36 @@ async fn audit_events_never_reach_the_clients_log() {
     assert_eq!(logs[0]["params"]["data"], "for the client");
 }
 
-/// One session over real HTTP, audited: its records name it.
+/// One session over real HTTP, audited: its records name the client by its address (never
+/// by the session, which a client renews at will), the session by a digest (its id would let
+/// a reader of the log use it), and redact secrets by their look, at any depth (issue 31, row 8).
 #[tokio::test]
-async fn over_http_the_caller_is_the_session() {
+async fn over_http_records_name_the_address_a_digest_of_the_session_and_no_secret() {
     let records = Records::default();
     let service = server!().tools(tools![echo]).middleware(audited(&records)).into_http_service(Default::default());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     tokio::spawn(service.unwrap().serve(listener, std::future::pending()));
     let mut client = HttpClient::new(address);
-    client.initialize().await;
+    let session = client.initialize().await;
     client.request(1, "tools/call", json!({"name": "echo", "arguments": {"text": "x"}})).await;
-    let record = record(&records, 0).await;
-    assert_eq!(record.caller, Some(format!("session:{}", client.session.clone().unwrap())));
-    assert_eq!(record.session, client.session);
+    let secrets = json!({
+        "access_token": "SECRET-1", "client_secret": "SECRET-2", "db_password": "SECRET-3",
+        "nested": {"list": [{"private_key": "SECRET-4", "apiKey": "SECRET-5"}], "keyword": "kept"},
+    });
+    client.request(2, "tools/call", json!({"name": "echo", "arguments": secrets})).await;
+
+    let first = record(&records, 0).await;
+    assert_eq!(first.caller.as_deref(), Some("address:127.0.0.1"));
+    let digest = first.session.clone().unwrap();
+    assert_eq!(digest.len(), 16);
+    assert!(digest.bytes().all(|b| b.is_ascii_hexdigit()) && !session.contains(&digest), "{digest}");
+    let second = record(&records, 1).await;
+    assert_eq!(second.session, Some(digest), "one session, one digest");
+    let json = serde_json::to_string(&second).unwrap();
+    assert!(!json.contains(&session), "the session id in clear: {json}");
+    assert!(!json.contains("SECRET"), "a secret in clear: {json}");
+    assert_eq!(second.arguments.unwrap()["nested"]["keyword"], "kept");
 }
 
 #[cfg(feature = "rate-limit")]
@@ -289,14 +305,17 @@ mod rate_limit {
         address
     }
 
-    #[tokio::test]
-    async fn each_session_has_its_own_allowance_of_tool_calls() {
-        let address = serve(server!().tools(tools![echo]).middleware(two_calls()), Default::default()).await;
-        let (mut one, mut other) = (HttpClient::new(address), HttpClient::new(address));
-        one.initialize().await;
-        other.initialize().await;
-        let call = |text: &str| json!({"name": "echo", "arguments": {"text": text}});
+    fn call(text: &str) -> Value {
+        json!({"name": "echo", "arguments": {"text": text}})
+    }
 
+    /// The allowance is the client's address's: a fresh session does not renew it, and a
+    /// client at another address has its own (issue 31, row 9).
+    #[tokio::test]
+    async fn a_new_session_does_not_renew_the_allowance_and_each_address_has_its_own() {
+        let address = serve(server!().tools(tools![echo]).middleware(two_calls()), Default::default()).await;
+        let mut one = HttpClient::new(address);
+        one.initialize().await;
         assert_eq!(text(&one.request(1, "tools/call", call("a")).await), Some("a"));
         assert_eq!(text(&one.request(2, "tools/call", call("b")).await), Some("b"));
         let refused = error(&one.request(3, "tools/call", call("c")).await);
@@ -304,10 +323,53 @@ mod rate_limit {
         assert!(refused["message"].as_str().unwrap().starts_with("Rate limit exceeded"), "{refused}");
         let retry = refused["data"]["retryAfterMs"].as_u64().unwrap();
         assert!(retry > 60_000 && retry <= 3_600_000, "about an hour: {retry}");
-        // Other methods are not counted, and the other session has its own allowance.
+        // Other methods are not counted.
         assert!(one.request(4, "tools/list", json!({})).await[0]["result"]["tools"].is_array());
-        assert_eq!(text(&other.request(1, "tools/call", call("d")).await), Some("d"));
         spec_2025_11_25().assert_all_valid(&one.transcript());
+
+        let mut renewed = HttpClient::new(address);
+        renewed.initialize().await;
+        assert_eq!(error(&renewed.request(1, "tools/call", call("d")).await)["code"], -32000, "a new session");
+        let mut elsewhere = HttpClient::new(address).from_address([127, 0, 0, 2].into());
+        elsewhere.initialize().await;
+        assert_eq!(text(&elsewhere.request(1, "tools/call", call("e")).await), Some("e"));
+    }
+
+    /// A stateless (2026-07-28) call without a token, from `client`.
+    async fn stateless_call(client: &HttpClient, text: &str) -> Vec<Value> {
+        let mut params = call(text);
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        });
+        let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+        let headers = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "echo")];
+        client.post_with(&message, &headers).await.messages().await
+    }
+
+    /// Anonymous stateless callers are told apart by their addresses: one client spending its
+    /// allowance locks out no other (issue 31, row 9).
+    #[tokio::test]
+    async fn anonymous_stateless_callers_each_have_their_own_allowance() {
+        let address = serve(server!().tools(tools![echo]).middleware(two_calls()), Default::default()).await;
+        let greedy = HttpClient::new(address);
+        assert_eq!(text(&stateless_call(&greedy, "a").await), Some("a"));
+        assert_eq!(text(&stateless_call(&greedy, "b").await), Some("b"));
+        assert_eq!(error(&stateless_call(&greedy, "c").await)["code"], -32000);
+        let other = HttpClient::new(address).from_address([127, 0, 0, 3].into());
+        assert_eq!(text(&stateless_call(&other, "d").await), Some("d"), "another client is not locked out");
+        spec_2026_07_28().assert_all_valid(&other.transcript());
+    }
+
+    /// Over stdio (here in memory) the one client is the process at the other end.
+    #[tokio::test]
+    async fn a_local_client_has_one_allowance() {
+        let client = TestClient::connect(server!().tools(tools![echo]).middleware(two_calls())).await;
+        for text in ["a", "b"] {
+            client.call_tool("echo", json!({"text": text})).await.unwrap();
+        }
+        let refused = client.call_tool("echo", json!({"text": "c"})).await.unwrap_err();
+        assert_eq!(refused.code, -32000, "{refused:?}");
     }
 
     #[tokio::test]

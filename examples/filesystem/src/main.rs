@@ -3,13 +3,16 @@
 //! it through that root's directory handle, so `..`, absolute paths elsewhere and symlinks out of
 //! the root (dangling ones too, even one swapped in after a check) are refused when the file is
 //! opened. Reads stop at 1 MiB. A refusal is a tool error result the model can read, never a
-//! crash.
+//! crash. File names are shown escaped (`evil\nfake_dir`): a name is any bytes but `/` and NUL,
+//! and one holding a newline must not pass for two entries of a listing.
 //!
 //! Run it with `cargo run -p filesystem` from a client that declares the `roots` capability.
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::{OutsideRoot, PathInRoot, RootsError};
+use std::fmt::Write as _;
 use std::io;
+use std::path::Path;
 
 /// The largest file `read_file` reads: more would flood the model's context.
 const MAX_READ_BYTES: u64 = 1024 * 1024;
@@ -19,12 +22,37 @@ async fn locate(ctx: &Context, path: &str) -> Result<PathInRoot, String> {
     ctx.path_in_roots(path).await.map_err(|e| e.to_string())
 }
 
+/// A file name or path as shown to the client, on one line and unambiguous: the control
+/// characters (newlines among them) and the bidirectional overrides, which would make one name
+/// look like two or like another, are escaped (`\n`, `\u{1b}`), and so is the backslash.
+fn shown(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') => {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A path as shown to the client (see [`shown`]).
+fn shown_path(path: &Path) -> String {
+    shown(&path.to_string_lossy())
+}
+
 /// What went wrong doing `what` on `path`, said the same way for every refusal to leave the roots.
 fn failure(what: &str, path: &PathInRoot, err: io::Error) -> String {
     if OutsideRoot::is_cause_of(&err) {
-        RootsError::OutsideRoots(path.display_path()).to_string()
+        shown(&RootsError::OutsideRoots(path.display_path()).to_string())
     } else {
-        format!("cannot {what} {}: {err}", path.display_path().display())
+        format!("cannot {what} {}: {err}", shown_path(&path.display_path()))
     }
 }
 
@@ -48,8 +76,10 @@ async fn list_directory(
 ) -> Result<String, String> {
     let path = locate(&ctx, &path).await?;
     let entries = path.list().await.map_err(|e| failure("list", &path, e))?;
-    let names: Vec<String> =
-        entries.into_iter().map(|entry| if entry.is_dir { format!("{}/", entry.name) } else { entry.name }).collect();
+    let names: Vec<String> = entries
+        .into_iter()
+        .map(|entry| if entry.is_dir { format!("{}/", shown(&entry.name)) } else { shown(&entry.name) })
+        .collect();
     Ok(names.join("\n"))
 }
 
@@ -65,7 +95,7 @@ async fn write_file(
     let path = locate(&ctx, &path).await?;
     let length = content.len();
     path.write(content).await.map_err(|e| failure("write", &path, e))?;
-    Ok(format!("wrote {length} bytes to {}", path.display_path().display()))
+    Ok(format!("wrote {length} bytes to {}", shown_path(&path.display_path())))
 }
 
 /// Delete a file. The user is asked to confirm first.
@@ -77,7 +107,7 @@ async fn delete_file(
 ) -> Result<String, String> {
     let path = locate(&ctx, &path).await?;
     path.remove_file().await.map_err(|e| failure("delete", &path, e))?;
-    Ok(format!("deleted {}", path.display_path().display()))
+    Ok(format!("deleted {}", shown_path(&path.display_path())))
 }
 
 #[mcp_runtime::main]

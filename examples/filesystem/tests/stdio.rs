@@ -150,3 +150,32 @@ async fn a_client_without_roots_gets_a_readable_error() {
     assert!(server.wait(Duration::from_secs(2)).await.success());
     server.assert_schema_valid();
 }
+
+/// Issue 31, row 15: a file's name is any bytes but `/` and NUL; one holding a newline, an
+/// escape sequence or a bidi override is listed escaped, as one entry that looks like no other,
+/// and echoed escaped after a write.
+#[tokio::test]
+async fn names_with_control_characters_are_listed_escaped() {
+    let (root, _) = layout("names");
+    for name in ["evil\nfake_dir/", "red\x1b[31m", "back\\slash", "txt.\u{202e}exe"] {
+        let name = name.trim_end_matches('/');
+        std::fs::write(root.join(name), "x").unwrap();
+    }
+    let roots = json!({"roots/list": {"roots": [{"uri": format!("file://{}", root.display())}]}});
+    let mut server = connect(false).await;
+
+    let list = call(&mut server, 1, "list_directory", json!({"path": "."}), &roots).await;
+    let entries: Vec<&str> = text(&list).lines().collect();
+    assert_eq!(
+        entries,
+        ["back\\\\slash", "evil\\nfake_dir", "hello.txt", "red\\u{1b}[31m", "sub/", "txt.\\u{202e}exe"],
+        "{list}"
+    );
+    let wrote = call(&mut server, 2, "write_file", json!({"path": "new\nfake", "content": "x"}), &roots).await;
+    assert_ne!(wrote["isError"], true, "{wrote}");
+    assert!(text(&wrote).ends_with("/new\\nfake"), "{wrote}");
+    assert!(!text(&wrote).contains('\n'), "{wrote}");
+    server.close_stdin();
+    assert!(server.wait(Duration::from_secs(2)).await.success());
+    server.assert_schema_valid();
+}

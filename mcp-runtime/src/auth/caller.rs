@@ -176,3 +176,17 @@ impl SessionOwner {
         Self { issuer, principal: caller.principal().clone() }
     }
 }
+
+impl std::fmt::Display for SessionOwner {
+    /// `user:NAME` or `client:NAME`, then ` (ISSUER)` when the token named its issuer.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.principal {
+            Principal::User(name) => write!(f, "user:{name}")?,
+            Principal::Client(name) => write!(f, "client:{name}")?,
+        }
+        match &self.issuer {
+            Some(issuer) => write!(f, " ({issuer})"),
+            None => Ok(()),
+        }
+    }
+}

@@ -1,23 +1,32 @@
 //! [`AuditLog`]: a record of each tool call (or of every request): who, what, with which
-//! arguments (redactable), and how it ended.
+//! arguments (secrets redacted), and how it ended.
 
 use super::{Middleware, RequestInfo, Response, Verdict};
 use serde::Serialize;
 use serde_json::Value;
+use sha2::{Digest as _, Sha256};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Argument names redacted unless [`AuditLog::redact_only`] says otherwise: the usual names of
-/// secrets.
-const SECRET_NAMES: &[&str] = &["password", "passwd", "secret", "token", "api_key", "apikey", "authorization"];
+/// A name holding one of these, anywhere and in any case, names a secret (`db_password`,
+/// `clientSecret`, `accesstoken`): each is rare enough inside an innocent word.
+const SECRET_FRAGMENTS: &[&str] =
+    &["password", "passwd", "secret", "token", "credential", "authorization", "cookie", "apikey", "privatekey"];
+
+/// A name with one of these as a whole word (`api_key`, `apiKey`, `x-auth`, `session_id`) names
+/// a secret: inside a word they are innocent (`keyword`, `monkey`, `author`).
+const SECRET_WORDS: &[&str] = &["key", "keys", "auth", "pwd", "session", "sessions", "jwt"];
 
 /// What a redacted argument's value becomes.
 const REDACTED: &str = "[redacted]";
 
 /// Writes an [`AuditRecord`] for each tool call when it ends: by default as a `tracing` event
 /// (target `mcp_runtime::audit`, field `record`: the record as JSON), or to a function of
-/// yours ([`to`](Self::to)). Arguments named like secrets (`password`, `token`, `api_key`...,
-/// at any depth, case-insensitively) are redacted; add names with [`redact`](Self::redact).
+/// yours ([`to`](Self::to)). Arguments named like secrets are redacted at any depth: a name
+/// holding `password`, `passwd`, `secret`, `token`, `credential`, `authorization` or `cookie`
+/// anywhere (`db_password`, `clientSecret`), or with `key`, `auth`, `pwd`, `session` or `jwt`
+/// as one of its words (`api_key`, `privateKey`, `x-auth`; not `keyword` or `author`), in any
+/// case. Add names with [`redact`](Self::redact). The session id is recorded as a digest.
 ///
 /// Audit events never reach a client's log (`notifications/message`): they hold other callers'
 /// arguments.
@@ -35,6 +44,9 @@ const REDACTED: &str = "[redacted]";
 /// ```
 #[derive(Clone)]
 pub struct AuditLog {
+    /// Whether names that look like secrets are redacted (not after [`redact_only`](Self::redact_only)).
+    by_pattern: bool,
+    /// Names redacted as well, lowercase.
     redacted: Vec<String>,
     all_requests: bool,
     sink: Arc<dyn Fn(&AuditRecord) + Send + Sync>,
@@ -49,6 +61,7 @@ impl Default for AuditLog {
 impl std::fmt::Debug for AuditLog {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AuditLog")
+            .field("by_pattern", &self.by_pattern)
             .field("redacted", &self.redacted)
             .field("all_requests", &self.all_requests)
             .finish_non_exhaustive()
@@ -59,7 +72,8 @@ impl AuditLog {
     /// Tool calls, written as `tracing` events (target `mcp_runtime::audit`).
     pub fn new() -> Self {
         Self {
-            redacted: SECRET_NAMES.iter().map(|name| (*name).to_owned()).collect(),
+            by_pattern: true,
+            redacted: Vec::new(),
             all_requests: false,
             sink: Arc::new(|record| {
                 let json = serde_json::to_string(record).unwrap_or_default();
@@ -81,8 +95,9 @@ impl AuditLog {
         self
     }
 
-    /// Redacts arguments with these names only, not the usual secret names.
+    /// Redacts arguments with these names only, not those that look like secrets.
     pub fn redact_only<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        self.by_pattern = false;
         self.redacted.clear();
         self.redact(names)
     }
@@ -94,26 +109,64 @@ impl AuditLog {
     }
 
     fn redacted(&self, mut value: Value) -> Value {
-        redact(&mut value, &self.redacted);
+        self.redact_in(&mut value);
         value
+    }
+
+    /// Replaces the values of members with secret names, at any depth.
+    fn redact_in(&self, value: &mut Value) {
+        match value {
+            Value::Object(members) => {
+                for (name, member) in members.iter_mut() {
+                    if self.is_secret(name) {
+                        *member = Value::String(REDACTED.to_owned());
+                    } else {
+                        self.redact_in(member);
+                    }
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|item| self.redact_in(item)),
+            _ => {}
+        }
+    }
+
+    fn is_secret(&self, name: &str) -> bool {
+        self.redacted.iter().any(|secret| secret.eq_ignore_ascii_case(name)) || (self.by_pattern && looks_secret(name))
     }
 }
 
-/// Replaces the values of members named in `names`, at any depth.
-fn redact(value: &mut Value, names: &[String]) {
-    match value {
-        Value::Object(members) => {
-            for (name, member) in members.iter_mut() {
-                if names.iter().any(|secret| secret.eq_ignore_ascii_case(name)) {
-                    *member = Value::String(REDACTED.to_owned());
-                } else {
-                    redact(member, names);
-                }
+/// Whether `name` looks like the name of a secret (see [`AuditLog`]).
+fn looks_secret(name: &str) -> bool {
+    let lower = name.to_lowercase();
+    SECRET_FRAGMENTS.iter().any(|fragment| lower.contains(fragment))
+        || words(name).any(|word| SECRET_WORDS.iter().any(|secret| word.eq_ignore_ascii_case(secret)))
+}
+
+/// The words of an identifier in any of the usual cases: `snake_case`, `kebab-case`,
+/// `camelCase`, `PascalCase`, `HTTPHeader` (`HTTP`, `Header`), `dotted.name`.
+fn words(name: &str) -> impl Iterator<Item = &str> {
+    name.split(|c: char| !c.is_alphanumeric()).flat_map(|part| {
+        let chars: Vec<(usize, char)> = part.char_indices().collect();
+        let mut starts = vec![0];
+        for i in 1..chars.len() {
+            let (previous, (at, this)) = (chars[i - 1].1, chars[i]);
+            let next_is_lower = chars.get(i + 1).is_some_and(|(_, next)| next.is_lowercase());
+            // `aB` starts a word at `B`; so does `AB` before a lowercase letter (`HTTPHeader`).
+            if this.is_uppercase() && (!previous.is_uppercase() || next_is_lower) {
+                starts.push(at);
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(|item| redact(item, names)),
-        _ => {}
-    }
+        starts.push(part.len());
+        starts.windows(2).map(|bounds| &part[bounds[0]..bounds[1]]).collect::<Vec<_>>()
+    })
+}
+
+/// How a session id appears in a record: the first 16 hex digits of its SHA-256, the same on
+/// every replica (so one session's records can be joined) and no way back to the id, which
+/// would let whoever reads the log use the session.
+fn session_digest(id: &str) -> String {
+    let digest = Sha256::digest(id.as_bytes());
+    digest[..8].iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 impl Middleware for AuditLog {
@@ -128,7 +181,7 @@ impl Middleware for AuditLog {
         let mut record = AuditRecord {
             time: crate::tasks::time::now_iso(),
             caller: request.caller_key(),
-            session: request.session_id().map(str::to_owned),
+            session: request.session_id().map(session_digest),
             request_id: request.id().to_string(),
             method: request.method().to_owned(),
             target: request.target().map(str::to_owned),
@@ -154,7 +207,8 @@ pub struct AuditRecord {
     pub time: String,
     /// Who made it (see [`RequestInfo::caller_key`]): `user:NAME`, `client:NAME`, `session:ID`.
     pub caller: Option<String>,
-    /// The HTTP session it came on.
+    /// The HTTP session it came on, as a digest: the first 16 hex digits of the SHA-256 of its
+    /// id (the id itself would let a reader of the log use the session).
     pub session: Option<String>,
     /// Its JSON-RPC id.
     pub request_id: String,
@@ -223,6 +277,44 @@ mod tests {
             log.redacted(args),
             json!({"user": "ann", "Password": "[redacted]", "nested": [{"api_key": "[redacted]", "iban": "[redacted]"}], "n": 1})
         );
+    }
+
+    /// The attack of issue 31 (row 8): secrets under names that were not on a fixed list.
+    #[test]
+    fn names_that_look_like_secrets_are_redacted_wherever_they_are() {
+        let args = json!({
+            "access_token": "t", "client_secret": "s", "db_password": "p", "private_key": "k",
+            "apiKey": "k", "X-Api-Key": "k", "privateKEY": "k", "AWSSecretAccessKey": "k", "auth": "a",
+            "refreshToken": "t", "Cookie": "c", "session_id": "s", "userPwd": "p", "credentials": {"u": 1},
+            "Authorization": "Bearer t", "accesstoken": "t",
+            "deep": [{"config": {"db": {"DB_PASSWORD": "p", "host": "h"}}}],
+            "keyword": "rust", "monkey": 1, "author": "ann", "keyboard": "us", "path": "/k", "query": "SELECT 1",
+        });
+        let redacted = AuditLog::new().redacted(args);
+        let kept = ["keyword", "monkey", "author", "keyboard", "path", "query", "deep"];
+        for (name, value) in redacted.as_object().unwrap() {
+            assert_eq!(value == REDACTED, !kept.contains(&name.as_str()), "{name}: {value}");
+        }
+        assert_eq!(redacted["deep"], json!([{"config": {"db": {"DB_PASSWORD": "[redacted]", "host": "h"}}}]));
+    }
+
+    #[test]
+    fn words_split_every_usual_case() {
+        let split = |name| words(name).filter(|w| !w.is_empty()).collect::<Vec<_>>();
+        assert_eq!(split("private_key"), ["private", "key"]);
+        assert_eq!(split("apiKey"), ["api", "Key"]);
+        assert_eq!(split("X-Api-Key"), ["X", "Api", "Key"]);
+        assert_eq!(split("HTTPHeaderKey2"), ["HTTP", "Header", "Key2"]);
+        assert_eq!(split("keyword"), ["keyword"]);
+    }
+
+    #[test]
+    fn a_session_digest_is_short_stable_and_not_the_id() {
+        let id = "0f6c1f3e-6b1a-4f0e-9d1c-3c2a1b0e9f8d";
+        assert_eq!(session_digest(id), session_digest(id));
+        assert_eq!(session_digest(id).len(), 16);
+        assert_ne!(session_digest(id), session_digest("another"));
+        assert!(!id.contains(&session_digest(id)));
     }
 
     #[test]

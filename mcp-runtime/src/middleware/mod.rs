@@ -151,18 +151,39 @@ impl<'a> RequestInfo<'a> {
     }
 
     /// Who made the request, for limits and logs: the verified caller's subject (`user:NAME`
-    /// or `client:NAME`) when there is one, else the session (`session:ID`), else `None` (stdio,
-    /// where one process is one caller, or a stateless request without a token).
+    /// or `client:NAME`, then ` (ISSUER)` when the token names its issuer) when there is one,
+    /// else the client's network address (`address:IP`, an IPv6 address by its /64 prefix),
+    /// else `None` (stdio or in memory, where one process is the one client; or an HTTP service
+    /// mounted without its peer's address). Never the session: a client can start as many as
+    /// it likes.
     pub fn caller_key(&self) -> Option<String> {
+        match self.caller_id() {
+            #[cfg(feature = "auth")]
+            CallerId::Verified(owner) => Some(owner.to_string()),
+            CallerId::Remote(crate::remote::Remote::Host(address)) => Some(format!("address:{address}")),
+            CallerId::Remote(_) => None,
+        }
+    }
+
+    /// Who made the request, as a key for per-caller state (see [`caller_key`](Self::caller_key)).
+    pub(crate) fn caller_id(&self) -> CallerId {
         #[cfg(feature = "auth")]
         if let Some(caller) = crate::auth::current_caller() {
-            return Some(match caller.principal() {
-                crate::auth::Principal::User(name) => format!("user:{name}"),
-                crate::auth::Principal::Client(name) => format!("client:{name}"),
-            });
+            return CallerId::Verified(crate::auth::SessionOwner::of(&caller));
         }
-        self.session_id().map(|id| format!("session:{id}"))
+        CallerId::Remote(crate::remote::current())
     }
+}
+
+/// Who made a request: the verified caller (issuer and principal) when there is one, else
+/// where the request came from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum CallerId {
+    /// Whom the request's token was issued for, by whom (feature `auth`).
+    #[cfg(feature = "auth")]
+    Verified(crate::auth::SessionOwner),
+    /// The client's host, or the one local client.
+    Remote(crate::remote::Remote),
 }
 
 /// A request's response, as a watcher sees it.

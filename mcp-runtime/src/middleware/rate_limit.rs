@@ -1,9 +1,15 @@
-//! [`RateLimit`]: so many requests per caller, with `governor` (GCRA, one atomic per check).
+//! [`RateLimit`]: so many requests per caller, with `governor` (GCRA, one atomic per check),
+//! in a table of callers with a cap.
 
-use super::{Middleware, RequestInfo, Verdict};
+use super::{CallerId, Middleware, RequestInfo, Verdict};
 use crate::jsonrpc::ErrorObject;
+use dashmap::DashMap;
+use governor::RateLimiter;
 use governor::clock::{Clock as _, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, RateLimiter};
+use governor::nanos::Nanos;
+use governor::state::keyed::ShrinkableKeyedStateStore;
+use governor::state::{InMemoryState, NotKeyed, StateStore};
+use std::hash::Hash;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// How many requests, per how long, with which burst: `governor`'s quota.
@@ -17,10 +23,22 @@ const RATE_LIMITED: i32 = -32000;
 /// stream of new callers cannot grow the table without end.
 const SWEEP_EVERY: u64 = 4096;
 
+/// How many callers the table holds by default (a few MB at most).
+const MAX_CALLERS: usize = 65_536;
+
 /// Limits tool calls (or every request, with [`all_requests`](Self::all_requests)) per caller:
-/// the verified caller of an HTTP request with authorization, else its session; a stdio
-/// server's one client, and stateless requests without a token, share one allowance.
+/// the verified caller of an HTTP request with authorization (its token's issuer and subject),
+/// else the client's network address (an IPv6 one by its /64 prefix), never the session, which
+/// a client can renew at will. A stdio server's one client is the process at the other end.
 /// A refused request gets error -32000 `Rate limit exceeded`, with `data.retryAfterMs`.
+///
+/// The table of callers is bounded ([`max_callers`](Self::max_callers)): callers back at a full
+/// burst are forgotten as it fills, and while it is full of active ones, new callers share one
+/// allowance, so a client rotating addresses cannot grow it.
+///
+/// An HTTP service mounted in an application of yours learns the client's address from a
+/// `std::net::SocketAddr` in the request's extensions; without one, callers without a token
+/// share one allowance.
 ///
 /// ```
 /// use mcp_runtime::middleware::{Quota, RateLimit};
@@ -33,7 +51,8 @@ const SWEEP_EVERY: u64 = 4096;
 /// # let _ = server;
 /// ```
 pub struct RateLimit {
-    limiter: DefaultKeyedRateLimiter<String>,
+    limiter: RateLimiter<CallerId, Allowances<CallerId>, DefaultClock>,
+    quota: Quota,
     clock: DefaultClock,
     all_requests: bool,
     checks: AtomicU64,
@@ -51,19 +70,30 @@ impl std::fmt::Debug for RateLimit {
 impl RateLimit {
     /// `quota` for each caller's tool calls.
     pub fn per_caller(quota: Quota) -> Self {
-        let clock = DefaultClock::default();
-        Self {
-            limiter: RateLimiter::dashmap_with_clock(quota, clock.clone()),
-            clock,
-            all_requests: false,
-            checks: AtomicU64::new(0),
-        }
+        Self::with_table(quota, MAX_CALLERS, false)
     }
 
     /// Counts every request, not only tool calls.
-    pub fn all_requests(mut self) -> Self {
-        self.all_requests = true;
-        self
+    pub fn all_requests(self) -> Self {
+        Self { all_requests: true, ..self }
+    }
+
+    /// Holds at most `max` callers (65,536 by default; at least one); see the type's
+    /// documentation. Callers counted so far are forgotten.
+    pub fn max_callers(self, max: usize) -> Self {
+        Self::with_table(self.quota, max, self.all_requests)
+    }
+
+    fn with_table(quota: Quota, max: usize, all_requests: bool) -> Self {
+        let clock = DefaultClock::default();
+        let table = Allowances { callers: DashMap::new(), crowd: InMemoryState::default(), max: max.max(1) };
+        Self {
+            limiter: RateLimiter::new(quota, table, clock.clone()),
+            quota,
+            clock,
+            all_requests,
+            checks: AtomicU64::new(0),
+        }
     }
 }
 
@@ -76,8 +106,7 @@ impl Middleware for RateLimit {
             self.limiter.retain_recent();
             self.limiter.shrink_to_fit();
         }
-        let caller = request.caller_key().unwrap_or_default();
-        match self.limiter.check_key(&caller) {
+        match self.limiter.check_key(&request.caller_id()) {
             Ok(()) => Verdict::Continue,
             Err(not_until) => {
                 let wait = not_until.wait_time_from(self.clock.now());
@@ -90,5 +119,78 @@ impl Middleware for RateLimit {
                 Verdict::error(error)
             }
         }
+    }
+}
+
+/// Each caller's allowance (governor's state for a key), for at most `max` callers; past
+/// that, new callers share the `crowd`'s.
+struct Allowances<K> {
+    callers: DashMap<K, InMemoryState>,
+    crowd: InMemoryState,
+    max: usize,
+}
+
+impl<K: Hash + Eq + Clone> StateStore for Allowances<K> {
+    type Key = K;
+
+    fn measure_and_replace<T, F, E>(&self, key: &K, f: F) -> Result<T, E>
+    where
+        F: Fn(Option<Nanos>) -> Result<(T, Nanos), E>,
+    {
+        // A known caller costs one lookup more; only a new one counts the table.
+        if !self.callers.contains_key(key) && self.callers.len() >= self.max {
+            return self.crowd.measure_and_replace(&NotKeyed::NonKey, f);
+        }
+        self.callers.measure_and_replace(key, f)
+    }
+}
+
+impl<K: Hash + Eq + Clone> ShrinkableKeyedStateStore<K> for Allowances<K> {
+    fn retain_recent(&self, drop_below: Nanos) {
+        self.callers.retain_recent(drop_below);
+    }
+
+    fn shrink_to_fit(&self) {
+        self.callers.shrink_to_fit();
+    }
+
+    fn len(&self) -> usize {
+        self.callers.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.callers.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::remote::Remote;
+    use std::net::{IpAddr, Ipv4Addr};
+    use std::num::NonZeroU32;
+
+    fn host(n: u32) -> CallerId {
+        CallerId::Remote(Remote::Host(IpAddr::V4(Ipv4Addr::from(0x0a00_0000 + n))))
+    }
+
+    /// A client rotating addresses fills the table to its cap, no further; the callers it
+    /// holds keep their own allowances, and the ones past it share one.
+    #[test]
+    fn the_table_of_callers_is_bounded() {
+        let quota = Quota::per_hour(NonZeroU32::new(2).unwrap());
+        let limit = RateLimit::per_caller(quota).max_callers(100);
+        for n in 0..100 {
+            assert!(limit.limiter.check_key(&host(n)).is_ok());
+        }
+        assert!(limit.limiter.check_key(&host(1000)).is_ok(), "the crowd's first");
+        assert!(limit.limiter.check_key(&host(1001)).is_ok(), "the crowd's second");
+        for n in 1002..10_000 {
+            assert!(limit.limiter.check_key(&host(n)).is_err(), "the crowd's allowance is spent");
+        }
+        assert_eq!(limit.limiter.len(), 100);
+        assert!(limit.limiter.check_key(&host(7)).is_ok(), "a known caller keeps its own allowance");
+        assert!(limit.limiter.check_key(&host(7)).is_err());
+        assert!(limit.limiter.check_key(&CallerId::Remote(Remote::Local)).is_err(), "a new caller is in the crowd");
     }
 }

@@ -18,7 +18,7 @@ use hyper::body::{Body, Buf as _, Bytes};
 use hyper::header::{ALLOW, CONNECTION, HeaderValue};
 use hyper::http::request::Parts;
 use hyper::{Method, Request, StatusCode};
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
@@ -40,7 +40,9 @@ impl Inner {
         // on by value made each layer's future larger than the last (3 KB, copied whenever a
         // future moves; bench/NOTES.md).
         let (parts, body) = request.into_parts();
-        async move {
+        // Whom the engine's per-client work (rate limits, audit records) counts it against.
+        let address = address_of(peer, &parts.extensions);
+        crate::remote::from(address, async move {
             let config = &self.config;
             let headers = RequestHeaders::read(&parts.headers);
             let origin = match security::check(&config.hosts, &config.origins, &parts.uri, &headers) {
@@ -58,7 +60,7 @@ impl Inner {
             let mut answer = self.respond(&parts, &headers, body, peer).await;
             cors::expose(&mut answer, origin);
             answer
-        }
+        })
     }
 
     /// Whether `path` is the endpoint's, or (feature `auth`) one the metadata is served at.
@@ -584,5 +586,11 @@ fn client_of(peer: Option<SocketAddr>, extensions: &hyper::http::Extensions) -> 
     if let Some(caller) = crate::auth::current_caller() {
         return Client::User(crate::auth::SessionOwner::of(&caller));
     }
-    Client::at(peer.or_else(|| extensions.get::<SocketAddr>().copied()).map(|peer| peer.ip()))
+    Client::at(address_of(peer, extensions))
+}
+
+/// The client's address: the connection's, or one a host application put in the request's
+/// extensions.
+fn address_of(peer: Option<SocketAddr>, extensions: &hyper::http::Extensions) -> Option<IpAddr> {
+    peer.or_else(|| extensions.get::<SocketAddr>().copied()).map(|peer| peer.ip())
 }

@@ -44,17 +44,18 @@ impl Inner {
             return Route::Refused(refusal);
         }
         let has_session = headers.session_id.first.is_some();
-        // The header decides for a 2026-07-28 client; without a session, the body may say so.
-        let stateless = stateless_client || (!has_session && request.is_some_and(Request::is_stateless));
-        if stateless {
-            let mismatch = request.and_then(|request| {
-                header_mismatch(headers, request).or_else(|| self.param_mismatch(headers.all, request))
-            });
+        // A request stamped 2026-07-28 (by its header or its body's `_meta`) is served by that
+        // era's rules, session or not, so its headers must mirror its body wherever it goes.
+        let stamped = request.filter(|request| stateless_client || request.is_stateless());
+        if let Some(request) = stamped {
+            let mismatch = header_mismatch(headers, request).or_else(|| self.param_mismatch(headers.all, request));
             if let Some(mismatch) = mismatch {
-                let rejected =
-                    Rejected { id: request.map(|r| r.id.clone()), error: ErrorObject::new(-32020, mismatch) };
+                let rejected = Rejected { id: Some(request.id.clone()), error: ErrorObject::new(-32020, mismatch) };
                 return Route::Refused(body::json(StatusCode::BAD_REQUEST, encode_rejected(&rejected).bytes));
             }
+        }
+        // The header decides for a 2026-07-28 client; without a session, the body may say so.
+        if stateless_client || (!has_session && stamped.is_some()) {
             return Route::Stateless;
         }
         match request {

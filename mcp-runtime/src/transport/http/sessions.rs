@@ -4,7 +4,7 @@
 use super::session::HttpSession;
 use crate::sync::lock;
 use std::collections::{HashMap, VecDeque};
-use std::net::{IpAddr, Ipv6Addr};
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -52,11 +52,8 @@ pub(super) enum Client {
 impl Client {
     /// The client at `peer`, or [`Client::Unknown`].
     pub fn at(peer: Option<IpAddr>) -> Self {
-        match peer.map(|ip| ip.to_canonical()) {
-            Some(IpAddr::V6(ip)) if !ip.is_loopback() => {
-                Self::Address(IpAddr::V6(Ipv6Addr::from(u128::from(ip) & (u128::MAX << 64))))
-            }
-            Some(ip) => Self::Address(ip),
+        match peer {
+            Some(ip) => Self::Address(crate::remote::host(ip)),
             None => Self::Unknown,
         }
     }
