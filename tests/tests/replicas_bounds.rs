@@ -275,7 +275,10 @@ async fn an_initialize_flood_in_rounds_leaves_redis_bounded() {
         tokio::time::sleep(HANDSHAKE + HANDSHAKE / 2).await;
     }
     let after = (pair.key_count(), pair.used_memory());
-    eprintln!("before: {} keys, {} B; after {ROUNDS} rounds of {PER_ROUND}: {} keys, {} B", before.0, before.1, after.0, after.1);
+    eprintln!(
+        "before: {} keys, {} B; after {ROUNDS} rounds of {PER_ROUND}: {} keys, {} B",
+        before.0, before.1, after.0, after.1
+    );
     // Left: the two replicas' heartbeats, and what the other client's sessions hold.
     assert!(after.0 <= before.0 + 2 + 2 * 4, "Redis holds {} keys after the flood's handshakes expired", after.0);
 }

@@ -12,9 +12,12 @@
 //! `tag << 32 | n` by the replica that opens them (unique without asking Redis); the `GET`
 //! stream is 0.
 
+use super::lifetime::{Ending, LUA_PRELUDE};
+use super::record::{SessionRecord, Unsaved};
 use super::{Replicas, Unavailable};
 use crate::jsonrpc::RequestId;
 use crate::session::Session;
+use crate::session::budget::{Budget, OverBudget};
 use crate::session::outgoing::{Outgoing, Sink};
 use crate::sync::lock;
 use hyper::body::Bytes;
@@ -48,11 +51,14 @@ end
 /// subscribed to it), dropping ids whose record expired.
 const FAN_OUT: &str = r"
 local prefix, uri, data = ARGV[1], ARGV[2], ARGV[3]
+local sessions = prefix .. 'sessions'
+local now = clock()
+redis.call('ZREMRANGEBYSCORE', sessions, '-inf', now)
 local n = 0
-for _, sid in ipairs(redis.call('SMEMBERS', prefix .. 'sessions')) do
+for _, sid in ipairs(redis.call('ZRANGE', sessions, 0, -1)) do
   local record = redis.call('GET', prefix .. 'session:' .. sid)
   if not record then
-    redis.call('SREM', prefix .. 'sessions', sid)
+    redis.call('ZREM', sessions, sid)
   else
     local wanted = uri == ''
     if not wanted then
@@ -95,7 +101,7 @@ mod kind {
 type Entry = (u64, String, Vec<u8>);
 
 impl Replicas {
-    fn stream_key(&self, session: &str, stream: u64) -> String {
+    pub(super) fn stream_key(&self, session: &str, stream: u64) -> String {
         format!("{}ev:{session}:{stream}", self.prefix)
     }
 
@@ -103,25 +109,35 @@ impl Replicas {
         self.settings.capacity.max(1)
     }
 
-    /// Appends one entry; its seq.
-    async fn append(&self, key: &str, kind: &str, data: &[u8]) -> Result<u64, Unavailable> {
+    /// Appends one entry; its seq. `listed_in`: the key of the session's list of streams, for
+    /// a stream's first entry (the list is how ending the session finds the stream).
+    async fn append(&self, key: &str, kind: &str, data: &[u8], listed_in: Option<&str>) -> Result<u64, Unavailable> {
         static SCRIPT: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| {
             redis::Script::new(&format!(
-                "{APPEND_FN}\nreturn append(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])"
+                "{APPEND_FN}\nlocal seq = append(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])\n\
+                 if #KEYS > 1 then redis.call('SADD', KEYS[2], KEYS[1]) redis.call('PEXPIRE', KEYS[2], ARGV[4]) end\n\
+                 return seq"
             ))
         });
         let (cap, ttl, channel) = (self.stream_cap(), self.ttl_ms(), self.channel());
-        self.run(|mut redis| async move {
-            SCRIPT.key(key).arg(kind).arg(data).arg(cap).arg(ttl).arg(&channel).invoke_async(&mut redis).await
-        })
-        .await
+        let mut invocation = SCRIPT.key(key);
+        if let Some(list) = listed_in {
+            invocation.key(list);
+        }
+        invocation.arg(kind).arg(data).arg(cap).arg(ttl).arg(&channel);
+        self.run(|mut redis| async move { invocation.invoke_async(&mut redis).await }).await
     }
 
     /// [`append`](Self::append), retried a few times over a short outage: losing an event
     /// (above all an answer) leaves a client waiting.
     async fn append_retrying(&self, key: &str, kind: &str, data: &[u8]) {
+        self.append_retrying_listed(key, kind, data, None).await;
+    }
+
+    /// [`append_retrying`](Self::append_retrying), listing the stream in `listed_in`.
+    async fn append_retrying_listed(&self, key: &str, kind: &str, data: &[u8], listed_in: Option<&str>) {
         for attempt in 0..5 {
-            if self.append(key, kind, data).await.is_ok() {
+            if self.append(key, kind, data, listed_in).await.is_ok() {
                 return;
             }
             tokio::time::sleep(Duration::from_millis(200) * (attempt + 1)).await;
@@ -151,7 +167,7 @@ impl Replicas {
     /// session it concerns.
     pub(super) async fn fan_out(&self, notification: &[u8], uri: Option<&str>) -> Result<u64, Unavailable> {
         static SCRIPT: std::sync::LazyLock<redis::Script> =
-            std::sync::LazyLock::new(|| redis::Script::new(&format!("{APPEND_FN}\n{FAN_OUT}")));
+            std::sync::LazyLock::new(|| redis::Script::new(&format!("{LUA_PRELUDE}\n{APPEND_FN}\n{FAN_OUT}")));
         let (prefix, cap, ttl, channel) = (self.prefix.clone(), self.stream_cap(), self.ttl_ms(), self.channel());
         self.run(|mut redis| async move {
             SCRIPT
@@ -233,6 +249,8 @@ struct Live {
 pub(in super::super) struct Replicated {
     store: Arc<Replicas>,
     session: String,
+    /// Whom the session counts against on every replica (`None`: no one, only the tables).
+    client: Option<String>,
     /// The low half of this replica's next stream number.
     next_stream: AtomicU64,
     live: Arc<Live>,
@@ -240,7 +258,12 @@ pub(in super::super) struct Replicated {
     sinks: Mutex<Vec<(u64, mpsc::WeakSender<Outgoing>)>>,
     /// Sinks whose handler closed its SSE connection before the request had a stream.
     closed_early: Mutex<Vec<mpsc::WeakSender<Outgoing>>>,
-    last_touch: Mutex<Instant>,
+    /// When this replica last gave the session's keys the idle TTL (`None`: not yet, so its
+    /// next request does, at once: the first one ends the handshake TTL).
+    last_touch: Mutex<Option<Instant>>,
+    /// The bytes the store holds of the session (its record, its `SessionState` values), as
+    /// charged to the session's budget here.
+    stored: Mutex<(usize, usize)>,
     /// The session's revision last saved, and the `SessionState` values.
     saved_revision: AtomicU64,
     saved_state: Mutex<Vec<(&'static str, String)>>,
@@ -249,17 +272,24 @@ pub(in super::super) struct Replicated {
 }
 
 impl Replicated {
-    /// The streams of session `id`; `unsolicited` (what the session sends outside any
-    /// request) goes to its `GET` stream.
-    pub fn new(store: Arc<Replicas>, id: &str, mut unsolicited: mpsc::Receiver<Outgoing>) -> Arc<Self> {
+    /// The streams of session `id`, counted against `client`; `unsolicited` (what the session
+    /// sends outside any request) goes to its `GET` stream.
+    pub fn new(
+        store: Arc<Replicas>,
+        id: &str,
+        client: Option<String>,
+        mut unsolicited: mpsc::Receiver<Outgoing>,
+    ) -> Arc<Self> {
         let replicated = Arc::new(Self {
             store,
             session: id.to_owned(),
+            client,
             next_stream: AtomicU64::new(1),
             live: Arc::default(),
             sinks: Mutex::default(),
             closed_early: Mutex::default(),
-            last_touch: Mutex::new(Instant::now()),
+            last_touch: Mutex::new(None),
+            stored: Mutex::default(),
             saved_revision: AtomicU64::new(u64::MAX),
             saved_state: Mutex::default(),
             stale: AtomicBool::new(false),
@@ -319,6 +349,7 @@ impl Replicated {
         let pump = Pump {
             store: Arc::clone(&self.store),
             key: self.key(stream),
+            listed_in: self.store.streams_key(&self.session),
             messages,
             close_first: closed_early.is_some(),
             request,
@@ -376,15 +407,96 @@ impl Replicated {
         self.live.changed.notify_waiters();
     }
 
-    /// Refreshes the idle TTL of the session's keys, at most once per tenth of it on this
-    /// replica.
-    pub fn touch(&self) {
-        let mut last = lock(&self.last_touch);
-        if last.elapsed() >= self.store.ttl / 10 {
-            *last = Instant::now();
-            drop(last);
-            self.store.refresh_ttl(&self.session);
+    /// Whom the session counts against on every replica.
+    pub fn client(&self) -> Option<&str> {
+        self.client.as_deref()
+    }
+
+    /// This replica dropped the session because its time ran out here (idle, or no request
+    /// after `initialize`): if no replica kept it alive meanwhile (its record is gone), it
+    /// ends everywhere, with every key it left.
+    pub fn expired_here(&self) {
+        let (store, id, client) = (Arc::clone(&self.store), self.session.clone(), self.client.clone());
+        tokio::spawn(async move {
+            if let Ok(true) = store.end_session(&id, client.as_deref(), Ending::IfExpired).await {
+                tracing::debug!(session = %id, "the session expired on every replica: its keys are deleted");
+            }
+        });
+    }
+
+    /// Keeps the session's keys alive for a request: on its first request on this replica at
+    /// once (the first request anywhere ends the record's handshake TTL), then at most once
+    /// per tenth of the idle TTL, in the background. `Ok(false)`: the session no longer exists.
+    pub async fn touch(&self) -> Result<bool, Unavailable> {
+        {
+            let mut last = lock(&self.last_touch);
+            match *last {
+                None => {}
+                Some(at) if at.elapsed() >= self.store.ttl / 10 => {
+                    *last = Some(Instant::now());
+                    drop(last);
+                    self.store.refresh_ttl(&self.session, self.client());
+                    return Ok(true);
+                }
+                Some(_) => return Ok(true),
+            }
         }
+        let kept = self.store.keep(&self.session, self.client(), None).await?;
+        if kept {
+            *lock(&self.last_touch) = Some(Instant::now());
+        }
+        Ok(kept)
+    }
+
+    /// Charges the session's `budget` for what the store holds of it: `record` and `state`
+    /// bytes (what they were is given back). `anyway`: past the limits (what another replica
+    /// saved under the same ones).
+    fn charge(&self, budget: &Budget, record: usize, state: usize, anyway: bool) -> Result<(), OverBudget> {
+        let mut stored = lock(&self.stored);
+        let (was, now) = (stored.0 + stored.1, record + state);
+        if now > was {
+            if anyway {
+                budget.reserve_anyway(now - was);
+            } else {
+                budget.try_reserve(now - was)?;
+            }
+        } else {
+            budget.release(was - now);
+        }
+        *stored = (record, state);
+        Ok(())
+    }
+
+    /// Charges the session's `budget` for its record and state as read from the store
+    /// (`record`, `state`: their bytes). `anyway`: past the limits.
+    pub fn loaded(&self, budget: &Budget, record: usize, state: usize, anyway: bool) -> Result<(), OverBudget> {
+        self.charge(budget, record, state, anyway)
+    }
+
+    /// Saves a new session's record, for the handshake timeout, unless its client holds
+    /// `share` sessions already on the replicas together: `Ok(false)` then.
+    pub async fn admit(
+        &self,
+        session: &Session,
+        #[cfg(feature = "auth")] owner: Option<&crate::auth::SessionOwner>,
+        share: usize,
+    ) -> Result<bool, Unsaved> {
+        #[cfg(feature = "auth")]
+        let record = SessionRecord::of(session, self.client(), owner);
+        #[cfg(not(feature = "auth"))]
+        let record = SessionRecord::of(session, self.client());
+        let json = record.ok_or(Unsaved::Ended)?.encode()?;
+        self.charge(&session.budget, json.len(), 0, false).map_err(Unsaved::OverBudget)?;
+        if !self.store.admit(&self.session, &json, self.client(), share).await? {
+            return Ok(false);
+        }
+        self.saved(session.revision(), Vec::new());
+        // What the session's `initialize` set of its `SessionState` (nothing, usually).
+        #[cfg(feature = "auth")]
+        self.persist(session, owner).await?;
+        #[cfg(not(feature = "auth"))]
+        self.persist(session).await?;
+        Ok(true)
     }
 
     pub fn mark_stale(&self) {
@@ -403,12 +515,14 @@ impl Replicated {
     }
 
     /// Saves what changed of the session since it was last saved (its record, its
-    /// `SessionState` values), and tells the other replicas.
+    /// `SessionState` values), and tells the other replicas. A change the store may not keep
+    /// (past the record's bound, or the budget) is not saved, and this replica reads the
+    /// session again on its next request, undoing the change here too.
     pub async fn persist(
         &self,
         session: &Session,
         #[cfg(feature = "auth")] owner: Option<&crate::auth::SessionOwner>,
-    ) -> Result<(), Unavailable> {
+    ) -> Result<(), Unsaved> {
         let revision = session.revision();
         let record_changed = revision != self.saved_revision.load(Ordering::Acquire);
         let state = session.state.encode();
@@ -419,20 +533,33 @@ impl Replicated {
         if !record_changed && changed_state.is_empty() {
             return Ok(());
         }
-        if record_changed {
+        let record = match record_changed {
             #[cfg(feature = "auth")]
-            let record = super::record::SessionRecord::of(session, owner);
+            true => SessionRecord::of(session, self.client(), owner),
             #[cfg(not(feature = "auth"))]
-            let record = super::record::SessionRecord::of(session);
-            if let Some(record) = record {
-                self.store.save_record(&self.session, &record).await?;
-            }
+            true => SessionRecord::of(session, self.client()),
+            false => None,
+        };
+        let encoded = match &record {
+            Some(record) => Some((record.encode().inspect_err(|_| self.mark_stale())?, record.is_initialized())),
+            None => None,
+        };
+        let record_bytes = encoded.as_ref().map_or(lock(&self.stored).0, |(json, _)| json.len());
+        let state_bytes = state.iter().map(|(name, json)| name.len() + json.len()).sum();
+        if let Err(over) = self.charge(&session.budget, record_bytes, state_bytes, false) {
+            self.mark_stale();
+            return Err(Unsaved::OverBudget(over));
+        }
+        if let Some((json, initialized)) = &encoded
+            && !self.store.keep(&self.session, self.client(), Some((json, *initialized))).await?
+        {
+            return Err(Unsaved::Ended);
         }
         if !changed_state.is_empty() {
             self.store.save_state(&self.session, &changed_state).await?;
         }
         self.saved(revision, state);
-        self.store.announce_changed(&self.session).await
+        Ok(self.store.announce_changed(&self.session).await?)
     }
 }
 
@@ -440,6 +567,8 @@ impl Replicated {
 pub(in super::super) struct Pump {
     store: Arc<Replicas>,
     key: String,
+    /// The key of the session's list of streams, which the stream joins.
+    listed_in: String,
     messages: mpsc::Receiver<Outgoing>,
     /// The handler closed its connection before the stream existed.
     close_first: bool,
@@ -454,7 +583,7 @@ impl Pump {
         }
         tokio::spawn(async move {
             let request = self.request.as_ref().and_then(|id| serde_json::to_vec(id).ok()).unwrap_or_default();
-            self.store.append_retrying(&self.key, kind::PRIME, &request).await;
+            self.store.append_retrying_listed(&self.key, kind::PRIME, &request, Some(&self.listed_in)).await;
             if self.close_first {
                 self.store.append_retrying(&self.key, kind::CLOSE, b"").await;
             }
