@@ -10,7 +10,7 @@
 //!   the rest and adds the new one in one script, so replicas admitting at once, or rounds of
 //!   `initialize` spread over time, never pass the share.
 //! - The initialized sessions (those list changes reach) are a sorted set of the same kind,
-//!   `sessions`, and a session's request streams are listed in `streams:<id>`: ending a session
+//!   `initialized`, and a session's request streams are listed in `streams:<id>`: ending a session
 //!   deletes every key it has, and each set drops what expired whenever it is written, its own
 //!   TTL that of its latest member. Every key thus has a TTL, or an owner that deletes it.
 
@@ -48,7 +48,7 @@ redis.call('SET', KEYS[1], ARGV[3], 'PX', ttl)
 return 1
 ";
 
-/// `KEYS`: the record, state, sent, streams, the sessions, [the client's sessions]. `ARGV`: id,
+/// `KEYS`: the record, state, sent, streams, the initialized sessions, [the client's sessions]. `ARGV`: id,
 /// idle TTL, the record to save (`''`: keep it), `'1'` if the session is initialized.
 /// Gives every key of a session that still exists the idle TTL: 1, else 0 (it ended, or expired).
 const KEEP: &str = r"
@@ -65,8 +65,8 @@ if #KEYS > 5 then index(KEYS[6], ARGV[1], now + ttl, now, true) end
 return 1
 ";
 
-/// `KEYS`: the record, state, sent, the `GET` stream, streams, the sessions, [the client's
-/// sessions]. `ARGV`: id, the note, the channel, `'1'` to end it only if its record is gone.
+/// `KEYS`: the record, state, sent, the `GET` stream, streams, the initialized sessions, [the
+/// client's sessions]. `ARGV`: id, the note, the channel, `'1'` to end it only if its record is gone.
 /// Deletes every key of the session and tells the replicas: 1, else 0.
 const END: &str = r"
 if ARGV[4] == '1' and redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -94,14 +94,14 @@ fn script(body: &str) -> redis::Script {
 }
 
 impl Replicas {
-    /// The key of `client`'s sessions (`client`: [`Client::store_key`](super::super::sessions::Client)).
+    /// The key of `client`'s sessions (`client`: as `Client::store_key` names it).
     fn client_key(&self, client: &str) -> String {
         format!("{}client:{client}", self.prefix)
     }
 
-    /// The key of the initialized sessions.
-    pub(super) fn sessions_key(&self) -> String {
-        format!("{}sessions", self.prefix)
+    /// The key of the initialized sessions (not `sessions`, a set of them before it was by expiry).
+    fn initialized_key(&self) -> String {
+        format!("{}initialized", self.prefix)
     }
 
     /// The key listing session `id`'s request streams.
@@ -136,7 +136,7 @@ impl Replicas {
         static SCRIPT: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| script(KEEP));
         let mut invocation = SCRIPT.key(self.key("session", id));
         invocation.key(self.key("state", id)).key(self.key("sent", id)).key(self.streams_key(id));
-        invocation.key(self.sessions_key());
+        invocation.key(self.initialized_key());
         if let Some(client) = client {
             invocation.key(self.client_key(client));
         }
@@ -152,7 +152,7 @@ impl Replicas {
         static SCRIPT: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| script(END));
         let mut invocation = SCRIPT.key(self.key("session", id));
         invocation.key(self.key("state", id)).key(self.key("sent", id)).key(self.stream_key(id, 0));
-        invocation.key(self.streams_key(id)).key(self.sessions_key());
+        invocation.key(self.streams_key(id)).key(self.initialized_key());
         if let Some(client) = client {
             invocation.key(self.client_key(client));
         }

@@ -9,7 +9,7 @@
 //! |---|---|
 //! | `session:<id>` | the session's record ([`record`]): version, client, log level, subscriptions, owner; the handshake TTL until its first request, then the idle TTL |
 //! | `state:<id>` | its `SessionState` values, JSON by type name |
-//! | `sessions` | the ids of initialized sessions by expiry, for list-changed notifications ([`lifetime`]) |
+//! | `initialized` | the ids of initialized sessions by expiry, for list-changed notifications ([`lifetime`]) |
 //! | `client:<client>` | a client's sessions by expiry, on every replica: its share ([`lifetime`]) |
 //! | `ev:<id>:<stream>` | each SSE stream's events ([`stream`]), bounded, with the idle TTL |
 //! | `streams:<id>` | the keys of the session's request streams, deleted with the session |

@@ -9,11 +9,13 @@ use super::bus::Note;
 use super::{Replicas, Unavailable};
 use crate::logging::LoggingLevel;
 use crate::protocol::{Implementation, ProtocolVersion};
-use crate::session::budget::OverBudget;
+use crate::session::budget::{Budget, OverBudget};
 use crate::session::{ClientState, Session};
+use crate::sync::lock;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
+use std::sync::Mutex;
 
 /// The most a session's record may take in the store: what a client says of itself
 /// (`initialize` keeps at most 64 KiB of it) and its subscriptions, with room to spare.
@@ -66,6 +68,37 @@ impl Unsaved {
                 Failure { status, code: error.code, message: error.message }
             }
         }
+    }
+}
+
+/// What the store holds of one session (its record, its `SessionState` values), in bytes, as
+/// charged to the session's budget on this replica: Redis memory a client makes the server
+/// keep counts as the memory the replica keeps for it.
+#[derive(Debug, Default)]
+pub(in super::super) struct Charged(Mutex<(usize, usize)>);
+
+impl Charged {
+    /// Charges `budget` for `record` and `state` bytes instead of what was charged before.
+    /// `anyway`: past the limits (what another replica saved under the same ones).
+    pub fn set(&self, budget: &Budget, record: usize, state: usize, anyway: bool) -> Result<(), OverBudget> {
+        let mut charged = lock(&self.0);
+        let (was, now) = (charged.0 + charged.1, record + state);
+        if now > was {
+            if anyway {
+                budget.reserve_anyway(now - was);
+            } else {
+                budget.try_reserve(now - was)?;
+            }
+        } else {
+            budget.release(was - now);
+        }
+        *charged = (record, state);
+        Ok(())
+    }
+
+    /// The bytes of the record, as last charged.
+    pub fn record(&self) -> usize {
+        lock(&self.0).0
     }
 }
 
@@ -208,5 +241,41 @@ impl Replicas {
     /// Tells the other replicas that session `id` changed, so they read it again.
     pub async fn announce_changed(&self, id: &str) -> Result<(), Unavailable> {
         self.publish(Note::Changed { session: id.to_owned() }).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::budget::Pool;
+    use std::sync::Arc;
+
+    #[test]
+    fn what_the_store_holds_is_charged_to_the_session_and_the_server() {
+        let server = Arc::new(Pool::new(1000));
+        let budget = Budget::new(600, Arc::clone(&server));
+        let charged = Charged::default();
+        assert_eq!(charged.set(&budget, 300, 100, false), Ok(()));
+        assert_eq!((budget.used(), server.used()), (400, 400));
+        assert_eq!(charged.set(&budget, 500, 200, false), Err(OverBudget::Session { bytes: 300, limit: 600 }));
+        assert_eq!((budget.used(), charged.record()), (400, 300), "a refused charge changes nothing");
+        assert_eq!(charged.set(&budget, 100, 0, false), Ok(()));
+        assert_eq!((budget.used(), server.used()), (100, 100), "a smaller record gives bytes back");
+        charged.set(&budget, 500, 200, true).unwrap();
+        assert_eq!(budget.used(), 700, "loaded from the store: charged as it is");
+        drop(budget);
+        assert_eq!(server.used(), 0, "all of it goes back when the session ends");
+    }
+
+    #[test]
+    fn a_record_past_its_bound_is_refused() {
+        let mut record: SessionRecord = serde_json::from_value(serde_json::json!({
+            "version": "2025-11-25", "client_info": null, "capabilities": {}, "initialized": true,
+            "log_level": "info", "subscriptions": [],
+        }))
+        .unwrap();
+        assert!(record.encode().is_ok_and(|json| json.len() < 1024));
+        record.subscriptions = vec!["x".repeat(MAX_RECORD_BYTES)];
+        assert!(matches!(record.encode(), Err(Unsaved::RecordTooLarge { bytes }) if bytes > MAX_RECORD_BYTES));
     }
 }

@@ -13,7 +13,7 @@
 //! stream is 0.
 
 use super::lifetime::{Ending, LUA_PRELUDE};
-use super::record::{SessionRecord, Unsaved};
+use super::record::{Charged, SessionRecord, Unsaved};
 use super::{Replicas, Unavailable};
 use crate::jsonrpc::RequestId;
 use crate::session::Session;
@@ -51,7 +51,7 @@ end
 /// subscribed to it), dropping ids whose record expired.
 const FAN_OUT: &str = r"
 local prefix, uri, data = ARGV[1], ARGV[2], ARGV[3]
-local sessions = prefix .. 'sessions'
+local sessions = prefix .. 'initialized'
 local now = clock()
 redis.call('ZREMRANGEBYSCORE', sessions, '-inf', now)
 local n = 0
@@ -261,9 +261,8 @@ pub(in super::super) struct Replicated {
     /// When this replica last gave the session's keys the idle TTL (`None`: not yet, so its
     /// next request does, at once: the first one ends the handshake TTL).
     last_touch: Mutex<Option<Instant>>,
-    /// The bytes the store holds of the session (its record, its `SessionState` values), as
-    /// charged to the session's budget here.
-    stored: Mutex<(usize, usize)>,
+    /// What the store holds of the session, as charged to its budget here.
+    stored: Charged,
     /// The session's revision last saved, and the `SessionState` values.
     saved_revision: AtomicU64,
     saved_state: Mutex<Vec<(&'static str, String)>>,
@@ -289,7 +288,7 @@ impl Replicated {
             sinks: Mutex::default(),
             closed_early: Mutex::default(),
             last_touch: Mutex::new(None),
-            stored: Mutex::default(),
+            stored: Charged::default(),
             saved_revision: AtomicU64::new(u64::MAX),
             saved_state: Mutex::default(),
             stale: AtomicBool::new(false),
@@ -448,29 +447,10 @@ impl Replicated {
         Ok(kept)
     }
 
-    /// Charges the session's `budget` for what the store holds of it: `record` and `state`
-    /// bytes (what they were is given back). `anyway`: past the limits (what another replica
-    /// saved under the same ones).
-    fn charge(&self, budget: &Budget, record: usize, state: usize, anyway: bool) -> Result<(), OverBudget> {
-        let mut stored = lock(&self.stored);
-        let (was, now) = (stored.0 + stored.1, record + state);
-        if now > was {
-            if anyway {
-                budget.reserve_anyway(now - was);
-            } else {
-                budget.try_reserve(now - was)?;
-            }
-        } else {
-            budget.release(was - now);
-        }
-        *stored = (record, state);
-        Ok(())
-    }
-
     /// Charges the session's `budget` for its record and state as read from the store
     /// (`record`, `state`: their bytes). `anyway`: past the limits.
     pub fn loaded(&self, budget: &Budget, record: usize, state: usize, anyway: bool) -> Result<(), OverBudget> {
-        self.charge(budget, record, state, anyway)
+        self.stored.set(budget, record, state, anyway)
     }
 
     /// Saves a new session's record, for the handshake timeout, unless its client holds
@@ -486,7 +466,7 @@ impl Replicated {
         #[cfg(not(feature = "auth"))]
         let record = SessionRecord::of(session, self.client());
         let json = record.ok_or(Unsaved::Ended)?.encode()?;
-        self.charge(&session.budget, json.len(), 0, false).map_err(Unsaved::OverBudget)?;
+        self.stored.set(&session.budget, json.len(), 0, false).map_err(Unsaved::OverBudget)?;
         if !self.store.admit(&self.session, &json, self.client(), share).await? {
             return Ok(false);
         }
@@ -544,9 +524,9 @@ impl Replicated {
             Some(record) => Some((record.encode().inspect_err(|_| self.mark_stale())?, record.is_initialized())),
             None => None,
         };
-        let record_bytes = encoded.as_ref().map_or(lock(&self.stored).0, |(json, _)| json.len());
+        let record_bytes = encoded.as_ref().map_or(self.stored.record(), |(json, _)| json.len());
         let state_bytes = state.iter().map(|(name, json)| name.len() + json.len()).sum();
-        if let Err(over) = self.charge(&session.budget, record_bytes, state_bytes, false) {
+        if let Err(over) = self.stored.set(&session.budget, record_bytes, state_bytes, false) {
             self.mark_stale();
             return Err(Unsaved::OverBudget(over));
         }
