@@ -190,24 +190,26 @@ async fn a_session_without_its_handshake_is_gone_from_every_replica_and_from_red
     }
 }
 
-/// A session DELETEd on one replica is refused by the other (which served it too, and held a
-/// copy and a request's stream), and Redis holds no key of it.
+/// A session's requests answered on streams, on both replicas: Redis keeps the last 32 ended
+/// streams, as one process does. DELETEd on one replica, the session is refused by the other
+/// (which served it too, and held a copy), and Redis holds no key of it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_deleted_session_is_refused_by_every_replica_and_its_keys_are_gone() {
     let pair = Pair::start(&[]);
     let (status, session) = pair.open(0, 1).await;
     assert_eq!(status, StatusCode::OK);
     let session = session.expect("a session id");
-    for i in [0, 1] {
+    for id in 0..40 {
         // Logs before its answer: the answer comes on a stream, kept in Redis.
-        let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
                           "params": {"name": "test_tool_with_logging", "arguments": {}}});
-        let reply = pair.in_session(i, &session).post(&call).await;
+        let reply = pair.in_session(id as usize % 2, &session).post(&call).await;
         assert_eq!(reply.status, StatusCode::OK);
         let messages = reply.messages().await;
         assert!(messages.last().is_some_and(|m| m.get("result").is_some()), "{messages:?}");
     }
-    assert!(pair.keys_of(&session) >= 2, "the session's record and streams are in Redis");
+    let streams = count(&pair.redis.command(&format!("KEYS *ev:{session}:*")).expect("KEYS"));
+    assert_eq!(streams, 32, "the request streams Redis keeps for the session");
 
     let status = pair.in_session(1, &session).send(Method::DELETE, "/mcp", &[], Vec::new()).await.status;
     assert_eq!(status, StatusCode::NO_CONTENT, "DELETE on replica 1");

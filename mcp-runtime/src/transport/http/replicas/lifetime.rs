@@ -10,9 +10,10 @@
 //!   the rest and adds the new one in one script, so replicas admitting at once, or rounds of
 //!   `initialize` spread over time, never pass the share.
 //! - The initialized sessions (those list changes reach) are a sorted set of the same kind,
-//!   `initialized`, and a session's request streams are listed in `streams:<id>`: ending a session
-//!   deletes every key it has, and each set drops what expired whenever it is written, its own
-//!   TTL that of its latest member. Every key thus has a TTL, or an owner that deletes it.
+//!   `initialized`, and a session's request streams are listed in `streams:<id>` (at most 32
+//!   ended ones kept, `stream.rs`): ending a session deletes every key it has, and each set drops
+//!   what expired whenever it is written, its own TTL that of its latest member. Every key thus
+//!   has a TTL, or an owner that deletes it.
 
 use super::bus::Note;
 use super::{Replicas, Unavailable};
@@ -70,7 +71,7 @@ return 1
 /// Deletes every key of the session and tells the replicas: 1, else 0.
 const END: &str = r"
 if ARGV[4] == '1' and redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-for _, key in ipairs(redis.call('SMEMBERS', KEYS[5])) do redis.call('DEL', key) end
+for _, key in ipairs(redis.call('ZRANGE', KEYS[5], 0, -1)) do redis.call('DEL', key) end
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
 redis.call('ZREM', KEYS[6], ARGV[1])
 if #KEYS > 6 then redis.call('ZREM', KEYS[7], ARGV[1]) end
@@ -105,7 +106,7 @@ impl Replicas {
     }
 
     /// The key listing session `id`'s request streams.
-    pub(super) fn streams_key(&self, id: &str) -> String {
+    fn streams_key(&self, id: &str) -> String {
         self.key("streams", id)
     }
 

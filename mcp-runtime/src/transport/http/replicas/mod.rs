@@ -12,7 +12,7 @@
 //! | `initialized` | the ids of initialized sessions by expiry, for list-changed notifications ([`lifetime`]) |
 //! | `client:<client>` | a client's sessions by expiry, on every replica: its share ([`lifetime`]) |
 //! | `ev:<id>:<stream>` | each SSE stream's events ([`stream`]), bounded, with the idle TTL |
-//! | `streams:<id>` | the keys of the session's request streams, deleted with the session |
+//! | `streams:<id>` | the keys of the session's request streams: the running ones and the last 32 ended, deleted with the session |
 //! | `sent:<id>` | the last event of the `GET` stream a client received, where a fresh `GET` starts |
 //! | `task:<id>` | a task's record and the replica running it ([`tasks`]), with the task's TTL |
 //! | `replica:<tag>` | a replica's heartbeat: a task or stream whose replica's heartbeat expired is answered by another |

@@ -34,14 +34,35 @@ const POLL: Duration = Duration::from_secs(1);
 /// Events read from Redis at once.
 const BATCH: usize = 64;
 
-/// `append(key, kind, data, maxlen, ttl_ms, channel)`: the next seq of the stream at `key`.
+/// `append(key, kind, data, maxlen, ttl_ms, channel)`: the next seq of the stream at `key`
+/// (after [`LUA_PRELUDE`]).
+///
+/// A request's stream is listed in its session's `streams:<id>`, a sorted set: running (score
+/// 2^52) from its priming entry, then by the time it ended; past 32 ended streams (what one
+/// process keeps, `RETAINED_STREAMS`) the oldest is deleted. Ending the session deletes the rest.
 const APPEND_FN: &str = r"
+local RUNNING = 4503599627370496
+local function list_stream(key, kind, ttl)
+  local base, sid, n = string.match(key, '^(.*)ev:(%x+):(%d+)$')
+  if not base or n == '0' or (kind ~= 'p' and kind ~= 'e') then return end
+  local streams = base .. 'streams:' .. sid
+  if kind == 'p' then
+    redis.call('ZADD', streams, 'NX', RUNNING, key)
+  else
+    redis.call('ZADD', streams, 'XX', clock(), key)
+    while redis.call('ZCOUNT', streams, '-inf', '(' .. RUNNING) > 32 do
+      redis.call('DEL', redis.call('ZPOPMIN', streams)[1])
+    end
+  end
+  redis.call('PEXPIRE', streams, ttl)
+end
 local function append(key, kind, data, maxlen, ttl, channel)
   local last = redis.call('XREVRANGE', key, '+', '-', 'COUNT', 1)
   local seq = 1
   if #last > 0 then seq = tonumber(string.match(last[1][1], '%-(%d+)$')) + 1 end
   redis.call('XADD', key, 'MAXLEN', '~', maxlen, '0-' .. seq, 'k', kind, 'd', data)
   redis.call('PEXPIRE', key, ttl)
+  list_stream(key, kind, ttl)
   redis.call('PUBLISH', channel, 'n' .. key)
   return seq
 end
@@ -109,35 +130,25 @@ impl Replicas {
         self.settings.capacity.max(1)
     }
 
-    /// Appends one entry; its seq. `listed_in`: the key of the session's list of streams, for
-    /// a stream's first entry (the list is how ending the session finds the stream).
-    async fn append(&self, key: &str, kind: &str, data: &[u8], listed_in: Option<&str>) -> Result<u64, Unavailable> {
+    /// Appends one entry; its seq.
+    async fn append(&self, key: &str, kind: &str, data: &[u8]) -> Result<u64, Unavailable> {
         static SCRIPT: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| {
             redis::Script::new(&format!(
-                "{APPEND_FN}\nlocal seq = append(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])\n\
-                 if #KEYS > 1 then redis.call('SADD', KEYS[2], KEYS[1]) redis.call('PEXPIRE', KEYS[2], ARGV[4]) end\n\
-                 return seq"
+                "{LUA_PRELUDE}\n{APPEND_FN}\nreturn append(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])"
             ))
         });
         let (cap, ttl, channel) = (self.stream_cap(), self.ttl_ms(), self.channel());
-        let mut invocation = SCRIPT.key(key);
-        if let Some(list) = listed_in {
-            invocation.key(list);
-        }
-        invocation.arg(kind).arg(data).arg(cap).arg(ttl).arg(&channel);
-        self.run(|mut redis| async move { invocation.invoke_async(&mut redis).await }).await
+        self.run(|mut redis| async move {
+            SCRIPT.key(key).arg(kind).arg(data).arg(cap).arg(ttl).arg(&channel).invoke_async(&mut redis).await
+        })
+        .await
     }
 
     /// [`append`](Self::append), retried a few times over a short outage: losing an event
     /// (above all an answer) leaves a client waiting.
     async fn append_retrying(&self, key: &str, kind: &str, data: &[u8]) {
-        self.append_retrying_listed(key, kind, data, None).await;
-    }
-
-    /// [`append_retrying`](Self::append_retrying), listing the stream in `listed_in`.
-    async fn append_retrying_listed(&self, key: &str, kind: &str, data: &[u8], listed_in: Option<&str>) {
         for attempt in 0..5 {
-            if self.append(key, kind, data, listed_in).await.is_ok() {
+            if self.append(key, kind, data).await.is_ok() {
                 return;
             }
             tokio::time::sleep(Duration::from_millis(200) * (attempt + 1)).await;
@@ -149,7 +160,7 @@ impl Replicas {
     /// replica dead at once).
     async fn end_if_open(&self, key: &str, data: &[u8]) -> Result<(), Unavailable> {
         static SCRIPT: std::sync::LazyLock<redis::Script> =
-            std::sync::LazyLock::new(|| redis::Script::new(&format!("{APPEND_FN}\n{END_IF_OPEN}")));
+            std::sync::LazyLock::new(|| redis::Script::new(&format!("{LUA_PRELUDE}\n{APPEND_FN}\n{END_IF_OPEN}")));
         let (cap, ttl, channel) = (self.stream_cap(), self.ttl_ms(), self.channel());
         self.run(|mut redis| async move {
             SCRIPT.key(key).arg(data).arg(cap).arg(ttl).arg(&channel).invoke_async::<()>(&mut redis).await
@@ -348,7 +359,6 @@ impl Replicated {
         let pump = Pump {
             store: Arc::clone(&self.store),
             key: self.key(stream),
-            listed_in: self.store.streams_key(&self.session),
             messages,
             close_first: closed_early.is_some(),
             request,
@@ -547,8 +557,6 @@ impl Replicated {
 pub(in super::super) struct Pump {
     store: Arc<Replicas>,
     key: String,
-    /// The key of the session's list of streams, which the stream joins.
-    listed_in: String,
     messages: mpsc::Receiver<Outgoing>,
     /// The handler closed its connection before the stream existed.
     close_first: bool,
@@ -563,7 +571,7 @@ impl Pump {
         }
         tokio::spawn(async move {
             let request = self.request.as_ref().and_then(|id| serde_json::to_vec(id).ok()).unwrap_or_default();
-            self.store.append_retrying_listed(&self.key, kind::PRIME, &request, Some(&self.listed_in)).await;
+            self.store.append_retrying(&self.key, kind::PRIME, &request).await;
             if self.close_first {
                 self.store.append_retrying(&self.key, kind::CLOSE, b"").await;
             }
