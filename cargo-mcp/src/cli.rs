@@ -319,8 +319,10 @@ async fn connect(server: &ServerArgs) -> Result<McpClient, Failure> {
             })?;
             install::build(&found, false)?;
             let binary = found.debug_binary.display().to_string();
-            terminal::eprint(format_args!("Running {binary}
-"));
+            terminal::eprint(format_args!(
+                "Running {binary}
+"
+            ));
             let command = shlex::try_quote(&binary).map_err(|e| e.to_string())?;
             Ok(crate::connection::connect_stdio(&command, limit).await?)
         }

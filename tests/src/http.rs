@@ -9,7 +9,7 @@ use hyper_util::rt::TokioIo;
 use mcp_runtime::testing::ServerMessage;
 use serde_json::{Value, json};
 use std::collections::HashMap;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 
 /// A client of one MCP endpoint. Each request uses a fresh connection.
@@ -23,8 +23,9 @@ pub struct HttpClient {
     transcript: Arc<Mutex<Vec<ServerMessage>>>,
     /// Headers sent with every request (e.g. `Authorization`), before those of a call.
     pub default_headers: Vec<(String, String)>,
-    /// The local address its connections come from (`127.0.0.2`: another client on loopback).
-    pub from: Option<std::net::IpAddr>,
+    /// The local address connections start from (all of 127.0.0.0/8 is local on Linux, so one
+    /// test can be several clients); the system's choice when `None`.
+    pub source: Option<IpAddr>,
     /// Speaks HTTPS through this connector, for this server name.
     #[cfg(feature = "tls")]
     pub tls: Option<(tokio_rustls::TlsConnector, tokio_rustls::rustls::pki_types::ServerName<'static>)>,
@@ -82,22 +83,23 @@ impl HttpClient {
             methods: Arc::default(),
             transcript: Arc::default(),
             default_headers: Vec::new(),
-            from: None,
+            source: None,
             #[cfg(feature = "tls")]
             tls: None,
         }
+    }
+
+    /// This client, connecting from the local address `source` (e.g. `127.0.0.2`): to the
+    /// server, another client than one connecting from `127.0.0.1`.
+    pub fn from_source(mut self, source: IpAddr) -> Self {
+        self.source = Some(source);
+        self
     }
 
     /// This client, sending `Authorization: Bearer <token>` with every request.
     pub fn with_bearer(mut self, token: &str) -> Self {
         self.default_headers.retain(|(name, _)| name != "authorization");
         self.default_headers.push(("authorization".into(), format!("Bearer {token}")));
-        self
-    }
-
-    /// This client, connecting from `address` (any of 127.0.0.0/8 on loopback).
-    pub fn from_address(mut self, address: std::net::IpAddr) -> Self {
-        self.from = Some(address);
         self
     }
 
@@ -110,17 +112,19 @@ impl HttpClient {
     /// `Mcp-Session-Id` and `MCP-Protocol-Version: 2025-11-25`); one with an empty value
     /// removes the default of that name.
     pub async fn send(&self, method: Method, path: &str, headers: &[(&str, &str)], body: Vec<u8>) -> Reply {
-        let stream = match self.from {
+        let stream = match self.source {
             None => tokio::net::TcpStream::connect(self.address).await,
-            Some(from) => {
-                let socket =
-                    if from.is_ipv4() { tokio::net::TcpSocket::new_v4() } else { tokio::net::TcpSocket::new_v6() };
-                let socket = socket.expect("a socket");
-                socket.bind(SocketAddr::new(from, 0)).expect("bind the client's address");
+            Some(source) => {
+                let socket = match source {
+                    IpAddr::V4(_) => tokio::net::TcpSocket::new_v4(),
+                    IpAddr::V6(_) => tokio::net::TcpSocket::new_v6(),
+                }
+                .expect("a socket");
+                socket.bind(SocketAddr::new(source, 0)).expect("bind the client's source address");
                 socket.connect(self.address).await
             }
-        };
-        let stream = stream.expect("connect to the server");
+        }
+        .expect("connect to the server");
         #[cfg(feature = "tls")]
         let mut sender = match &self.tls {
             Some((connector, name)) => {

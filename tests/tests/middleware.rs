@@ -330,7 +330,7 @@ mod rate_limit {
         let mut renewed = HttpClient::new(address);
         renewed.initialize().await;
         assert_eq!(error(&renewed.request(1, "tools/call", call("d")).await)["code"], -32000, "a new session");
-        let mut elsewhere = HttpClient::new(address).from_address([127, 0, 0, 2].into());
+        let mut elsewhere = HttpClient::new(address).from_source([127, 0, 0, 2].into());
         elsewhere.initialize().await;
         assert_eq!(text(&elsewhere.request(1, "tools/call", call("e")).await), Some("e"));
     }
@@ -356,7 +356,7 @@ mod rate_limit {
         assert_eq!(text(&stateless_call(&greedy, "a").await), Some("a"));
         assert_eq!(text(&stateless_call(&greedy, "b").await), Some("b"));
         assert_eq!(error(&stateless_call(&greedy, "c").await)["code"], -32000);
-        let other = HttpClient::new(address).from_address([127, 0, 0, 3].into());
+        let other = HttpClient::new(address).from_source([127, 0, 0, 3].into());
         assert_eq!(text(&stateless_call(&other, "d").await), Some("d"), "another client is not locked out");
         spec_2026_07_28().assert_all_valid(&other.transcript());
     }

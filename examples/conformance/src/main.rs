@@ -10,6 +10,8 @@
 //! With `REDIS_URL` (and `MCP_REQUEST_STATE_SECRET`, the same for all) in its environment, it
 //! keeps its sessions in that Redis, so several replicas behind a load balancer serve one
 //! client: `scripts/replicas.sh` runs the suite that way, through nginx.
+//! `MCP_HANDSHAKE_TIMEOUT_MS` and `MCP_MAX_SESSIONS_PER_CLIENT` set those session limits
+//! (`HttpConfig::handshake_timeout`, `HttpConfig::max_sessions_per_client`).
 //!
 //! Beside the suite's, two hidden tools (callable, not listed) serve the multi-replica tests
 //! (`tests/tests/replicas.rs`, `tests/python/test_replicas.py`):
@@ -741,5 +743,42 @@ async fn main() -> mcp_runtime::Result<()> {
         Ok(port) => port.parse().map_err(|_| mcp_runtime::Error::msg(format!("PORT={port} is not a port number")))?,
         Err(_) => 3000,
     };
-    server.serve_http(("127.0.0.1", port)).await
+    match session_limits()? {
+        None => server.serve_http(("127.0.0.1", port)).await,
+        Some(config) => {
+            let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+                .await
+                .map_err(|err| mcp_runtime::Error::msg(format!("cannot listen on port {port}: {err}")))?;
+            let stop = async {
+                let _ = tokio::signal::ctrl_c().await;
+            };
+            server.into_http_service(config)?.serve(listener, stop).await
+        }
+    }
+}
+
+/// The session limits the multi-replica bounds tests set (`tests/tests/replicas_bounds.rs`):
+/// `MCP_HANDSHAKE_TIMEOUT_MS` and `MCP_MAX_SESSIONS_PER_CLIENT`; `None` when neither is set.
+fn session_limits() -> mcp_runtime::Result<Option<mcp_runtime::http::HttpConfig>> {
+    let number = |name: &str| -> mcp_runtime::Result<Option<u64>> {
+        match std::env::var(name) {
+            Ok(value) => value
+                .parse()
+                .map(Some)
+                .map_err(|_| mcp_runtime::Error::msg(format!("{name}={value} is not a whole number"))),
+            Err(_) => Ok(None),
+        }
+    };
+    let (handshake, share) = (number("MCP_HANDSHAKE_TIMEOUT_MS")?, number("MCP_MAX_SESSIONS_PER_CLIENT")?);
+    if handshake.is_none() && share.is_none() {
+        return Ok(None);
+    }
+    let mut config = mcp_runtime::http::HttpConfig::default();
+    if let Some(ms) = handshake {
+        config = config.handshake_timeout(Duration::from_millis(ms));
+    }
+    if let Some(share) = share {
+        config = config.max_sessions_per_client(usize::try_from(share).unwrap_or(usize::MAX));
+    }
+    Ok(Some(config))
 }

@@ -158,10 +158,16 @@ impl Inner {
         };
         #[cfg(feature = "redis")]
         if let Some(replicas) = &self.replicas {
-            self.refresh_if_stale(replicas, &session).await?;
-            if let Some(replicated) = session.replicated() {
-                replicated.touch();
+            // The session's first request on this replica ends its handshake TTL everywhere; a
+            // session gone from the store (ended elsewhere, or expired) is gone here too. While
+            // the store is unreachable, the copy held here serves.
+            if let Some(replicated) = session.replicated()
+                && let Ok(false) = replicated.touch().await
+            {
+                self.sessions.remove(&session.id);
+                return Err(not_found());
             }
+            self.refresh_if_stale(replicas, &session).await?;
         }
         #[cfg(feature = "auth")]
         if let Some(owner) = session.owner.get()
@@ -342,7 +348,7 @@ impl Inner {
                 return body::error(StatusCode::INTERNAL_SERVER_ERROR, jsonrpc::code::INTERNAL_ERROR, message);
             }
         };
-        let session = self.new_session(id);
+        let session = self.new_session(id, &client);
         let (sink, mut messages) = session.request_sink();
         session.connection.receive(message, &sink).await;
         drop(sink);
@@ -368,14 +374,15 @@ impl Inner {
             if let Some(caller) = crate::auth::current_caller() {
                 let _ = session.owner.set(crate::auth::SessionOwner::of(&caller));
             }
-            // Saved before the client learns the id: its next request may reach any replica.
-            #[cfg(feature = "redis")]
-            if let Err(failure) = self.persist(&session).await {
-                return failure.answer();
-            }
             let header = HeaderValue::from_str(&session.id);
             if let Err(refused) = self.sessions.insert(Arc::clone(&session), client) {
                 return session_refused(refused);
+            }
+            // Saved before the client learns the id: its next request may reach any replica.
+            #[cfg(feature = "redis")]
+            if let Err(refusal) = self.admit_everywhere(&session).await {
+                self.sessions.remove(&session.id);
+                return refusal;
             }
             if let Ok(value) = header {
                 answer.headers_mut().insert(SESSION_ID, value);
@@ -423,7 +430,8 @@ impl Inner {
         }
         #[cfg(feature = "redis")]
         if let Some(replicas) = &self.replicas
-            && replicas.end_session(&session.id).await.is_err()
+            && let client = session.replicated().and_then(|replicated| replicated.client())
+            && replicas.end_session(&session.id, client, super::replicas::lifetime::Ending::Now).await.is_err()
         {
             return Failure::store_unavailable().answer();
         }
@@ -437,12 +445,13 @@ impl Inner {
 }
 
 impl Inner {
-    /// A new session: in this process, or in the Redis store.
-    fn new_session(&self, id: String) -> Arc<HttpSession> {
+    /// A new session of `client`: in this process, or in the Redis store.
+    fn new_session(&self, id: String, client: &Client) -> Arc<HttpSession> {
         #[cfg(feature = "redis")]
         if let Some(replicas) = &self.replicas {
-            return HttpSession::new_replicated(id, Arc::clone(&self.core), replicas);
+            return HttpSession::new_replicated(id, Arc::clone(&self.core), replicas, client.store_key());
         }
+        let _ = client;
         HttpSession::new(id, Arc::clone(&self.core), self.settings.clone())
     }
 
@@ -452,9 +461,13 @@ impl Inner {
     async fn adopt(&self, id: &str) -> Result<Option<Arc<HttpSession>>, Failure> {
         let Some(replicas) = &self.replicas else { return Ok(None) };
         let unavailable = |_| Failure::store_unavailable();
-        let Some(record) = replicas.load_record(id).await.map_err(unavailable)? else { return Ok(None) };
+        let Some((record, record_bytes)) = replicas.load_record(id).await.map_err(unavailable)? else {
+            return Ok(None);
+        };
         let state = replicas.load_state(id).await.map_err(unavailable)?;
-        let session = HttpSession::new_replicated(id.to_owned(), Arc::clone(&self.core), replicas);
+        let state_bytes = state.iter().map(|(name, json)| name.len() + json.len()).sum();
+        let client = record.client().map(str::to_owned);
+        let session = HttpSession::new_replicated(id.to_owned(), Arc::clone(&self.core), replicas, client);
         #[cfg(feature = "auth")]
         if let Some(owner) = record.owner() {
             let _ = session.owner.set(owner.clone());
@@ -464,6 +477,10 @@ impl Inner {
         engine.state.reload(state.into_iter().collect());
         if let Some(replicated) = session.replicated() {
             replicated.saved(engine.revision(), Vec::new());
+            // What the store holds of the session counts against the budgets here.
+            if let Err(over) = replicated.loaded(&engine.budget, record_bytes, state_bytes, false) {
+                return Err(super::replicas::record::Unsaved::OverBudget(over).failure());
+            }
         }
         match self.sessions.adopt(session) {
             Ok(session) => {
@@ -493,11 +510,14 @@ impl Inner {
         }
         let loaded = async { Ok((replicas.load_record(&session.id).await?, replicas.load_state(&session.id).await?)) };
         match loaded.await {
-            Ok((Some(record), state)) => {
+            Ok((Some((record, record_bytes)), state)) => {
                 let engine = session.connection.session();
+                let state_bytes = state.iter().map(|(name, json)| name.len() + json.len()).sum();
                 record.apply(engine);
                 engine.state.reload(state.into_iter().collect());
                 replicated.saved(engine.revision(), Vec::new());
+                // Saved by another replica under the same limits: charged here as it is.
+                let _ = replicated.loaded(&engine.budget, record_bytes, state_bytes, true);
                 Ok(())
             }
             Ok((None, _)) => Ok(()), // ended elsewhere: its `Ended` note follows
@@ -518,7 +538,24 @@ impl Inner {
         let saved = replicated.persist(session.connection.session(), session.owner.get()).await;
         #[cfg(not(feature = "auth"))]
         let saved = replicated.persist(session.connection.session()).await;
-        saved.map_err(|_| Failure::store_unavailable())
+        saved.map_err(super::replicas::record::Unsaved::failure)
+    }
+
+    /// Saves a new session's record in the store, counted against its client's share on every
+    /// replica together; `Err`: the answer to its `initialize` when it may not be kept.
+    #[cfg(feature = "redis")]
+    async fn admit_everywhere(&self, session: &HttpSession) -> Result<(), Answer> {
+        let Some(replicated) = session.replicated() else { return Ok(()) };
+        let share = self.config.sessions_per_client();
+        #[cfg(feature = "auth")]
+        let admitted = replicated.admit(session.connection.session(), session.owner.get(), share).await;
+        #[cfg(not(feature = "auth"))]
+        let admitted = replicated.admit(session.connection.session(), share).await;
+        match admitted {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(session_refused(Refused::ClientShare)),
+            Err(unsaved) => Err(unsaved.failure().answer()),
+        }
     }
 
     /// Hands a client's message that belongs to a request running on another replica (an

@@ -104,7 +104,12 @@ impl McpHttpService {
                         "a server with a Redis session store must be made into an HTTP service inside a tokio runtime";
                     return Err(crate::Error::new(crate::ErrorKind::Config, message));
                 }
-                Some(super::replicas::Replicas::start(store, settings.clone(), config.idle_timeout)?)
+                Some(super::replicas::Replicas::start(
+                    store,
+                    settings.clone(),
+                    config.idle_timeout,
+                    config.handshake_timeout,
+                )?)
             }
         };
         let inner = Arc::new(Inner {

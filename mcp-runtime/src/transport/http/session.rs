@@ -124,14 +124,20 @@ impl HttpSession {
     }
 
     /// A session whose streams and record live in the Redis `store`, shared with the other
-    /// replicas of the server; must run inside the tokio runtime.
+    /// replicas of the server, counted against `client` on all of them; must run inside the
+    /// tokio runtime.
     #[cfg(feature = "redis")]
-    pub fn new_replicated(id: String, core: Arc<ServerCore>, store: &Arc<Replicas>) -> Arc<Self> {
+    pub fn new_replicated(
+        id: String,
+        core: Arc<ServerCore>,
+        store: &Arc<Replicas>,
+        client: Option<String>,
+    ) -> Arc<Self> {
         let (unsolicited, messages) = mpsc::channel::<Outgoing>(SINK_QUEUE);
         let connection = Connection::replicated(core, unsolicited, store.first_request_id());
         // Its streams are in the store: the local ones stay empty (no pump feeds them).
         let streams = Streams::of(&connection, store.settings.clone());
-        let replicated = Replicated::new(Arc::clone(store), &id, messages);
+        let replicated = Replicated::new(Arc::clone(store), &id, client, messages);
         let closer = Arc::clone(&replicated);
         connection.set_stream_closer(Box::new(move |sink| closer.close_connection_of(sink)));
         Self::assemble(id, connection, streams, Some(replicated))
@@ -276,6 +282,16 @@ impl HttpSession {
             replicated.end();
         }
         self.streams.standalone.complete();
+    }
+
+    /// Ends the session here because its time ran out here (idle, or no request after
+    /// `initialize`); in a store, everywhere too unless another replica kept it alive.
+    pub fn expire(&self) {
+        #[cfg(feature = "redis")]
+        if let Some(replicated) = &self.replicated {
+            replicated.expired_here();
+        }
+        self.end();
     }
 }
 

@@ -57,6 +57,18 @@ impl Client {
             None => Self::Unknown,
         }
     }
+
+    /// The client as a session store names it, for a share that holds across replicas;
+    /// `None` for [`Client::Unknown`].
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub fn store_key(&self) -> Option<String> {
+        match self {
+            Self::Address(ip) => Some(format!("ip:{ip}")),
+            #[cfg(feature = "auth")]
+            Self::User(owner) => serde_json::to_string(owner).ok().map(|owner| format!("user:{owner}")),
+            Self::Unknown => None,
+        }
+    }
 }
 
 /// Why a session could not be added.
@@ -288,7 +300,7 @@ impl Sessions {
     fn end_unfinished(&self, expired: Vec<Arc<HttpSession>>) {
         for session in expired {
             tracing::debug!(session = %session.id, "session ended: no request within {:?} of initialize", self.handshake_timeout);
-            session.end();
+            session.expire();
         }
     }
 
@@ -326,7 +338,7 @@ impl Sessions {
         };
         for session in expired {
             tracing::debug!(session = %session.id, "session ended after {:?} idle", self.idle_timeout);
-            session.end();
+            session.expire();
         }
     }
 }

@@ -7,13 +7,19 @@
 //!
 //! | Key (after the prefix) | Holds |
 //! |---|---|
-//! | `session:<id>` | the session's record ([`record`]): version, client, log level, subscriptions, owner; idle TTL |
+//! | `session:<id>` | the session's record ([`record`]): version, client, log level, subscriptions, owner; the handshake TTL until its first request, then the idle TTL |
 //! | `state:<id>` | its `SessionState` values, JSON by type name |
-//! | `sessions` | the ids of initialized sessions, for list-changed notifications |
+//! | `initialized` | the ids of initialized sessions by expiry, for list-changed notifications ([`lifetime`]) |
+//! | `client:<client>` | a client's sessions by expiry, on every replica: its share ([`lifetime`]) |
 //! | `ev:<id>:<stream>` | each SSE stream's events ([`stream`]), bounded, with the idle TTL |
+//! | `streams:<id>` | the keys of the session's request streams: the running ones and the last 32 ended, deleted with the session |
 //! | `sent:<id>` | the last event of the `GET` stream a client received, where a fresh `GET` starts |
 //! | `task:<id>` | a task's record and the replica running it ([`tasks`]), with the task's TTL |
 //! | `replica:<tag>` | a replica's heartbeat: a task or stream whose replica's heartbeat expired is answered by another |
+//!
+//! Every key has a TTL, or an owner that deletes it ([`lifetime`]): what one client makes Redis
+//! keep is bounded by its share of sessions, each record's size bound ([`record`]) and the
+//! TTLs.
 //!
 //! Replicas talk through one pub/sub channel ([`bus`]): a client's message that belongs to a
 //! request running elsewhere (an answer to a server-to-client request, a cancellation), a
@@ -23,6 +29,7 @@
 //! per interval, and the connection manager reconnects by itself.
 
 pub(super) mod bus;
+pub(super) mod lifetime;
 pub(super) mod record;
 pub(super) mod stream;
 mod tasks;
@@ -52,6 +59,8 @@ pub(super) struct Replicas {
     timeout: Duration,
     /// The idle timeout: what every key of a session lives after its last use.
     ttl: Duration,
+    /// The handshake timeout: what a new session's record lives until its first request.
+    handshake: Duration,
     pub settings: StreamSettings,
     health: Health,
     /// Readers waiting for a stream to grow, by key.
@@ -82,8 +91,14 @@ pub(super) trait LocalSessions: Send + Sync {
 
 impl Replicas {
     /// Connects lazily (a replica starts while Redis is down) and starts listening to the
-    /// other replicas. Must run inside the tokio runtime.
-    pub fn start(store: &RedisStore, settings: StreamSettings, ttl: Duration) -> crate::Result<Arc<Self>> {
+    /// other replicas. `ttl`: the idle timeout; `handshake`: the handshake timeout. Must run
+    /// inside the tokio runtime.
+    pub fn start(
+        store: &RedisStore,
+        settings: StreamSettings,
+        ttl: Duration,
+        handshake: Duration,
+    ) -> crate::Result<Arc<Self>> {
         let (pushes, received) = tokio::sync::mpsc::unbounded_channel();
         let config = ConnectionManagerConfig::new()
             .set_push_sender(pushes)
@@ -103,6 +118,7 @@ impl Replicas {
             tag: u32::from_le_bytes(tag) & 0xF_FFFF,
             timeout: store.timeout,
             ttl,
+            handshake,
             settings,
             health: Health::default(),
             waiters: Mutex::new(HashMap::new()),
@@ -201,24 +217,13 @@ impl Replicas {
         }
     }
 
-    /// Refreshes the idle TTL of a session's keys, in the background (the request does not
+    /// Gives a session's keys the idle TTL again, in the background (the request does not
     /// wait). A session whose record is gone (ended while this replica missed the note, or
     /// expired) is dropped here too.
-    fn refresh_ttl(self: &Arc<Self>, id: &str) {
-        let (replicas, id) = (Arc::clone(self), id.to_owned());
+    fn refresh_ttl(self: &Arc<Self>, id: &str, client: Option<&str>) {
+        let (replicas, id, client) = (Arc::clone(self), id.to_owned(), client.map(str::to_owned));
         tokio::spawn(async move {
-            let ttl = replicas.ttl_ms();
-            let keys = [replicas.key("session", &id), replicas.key("state", &id), replicas.key("sent", &id)];
-            let refreshed: Result<Vec<i64>, _> = replicas
-                .run(|mut redis| async move {
-                    let mut pipe = redis::pipe();
-                    for key in &keys {
-                        pipe.cmd("PEXPIRE").arg(key).arg(ttl);
-                    }
-                    pipe.query_async(&mut redis).await
-                })
-                .await;
-            if refreshed.is_ok_and(|refreshed| refreshed.first() == Some(&0))
+            if matches!(replicas.keep(&id, client.as_deref(), None).await, Ok(false))
                 && let Some(local) = replicas.local()
             {
                 tracing::debug!(session = %id, "the session's record is gone from the store: dropping it here");

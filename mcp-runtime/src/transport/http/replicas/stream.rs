@@ -12,9 +12,12 @@
 //! `tag << 32 | n` by the replica that opens them (unique without asking Redis); the `GET`
 //! stream is 0.
 
+use super::lifetime::{Ending, LUA_PRELUDE};
+use super::record::{Charged, SessionRecord, Unsaved};
 use super::{Replicas, Unavailable};
 use crate::jsonrpc::RequestId;
 use crate::session::Session;
+use crate::session::budget::{Budget, OverBudget};
 use crate::session::outgoing::{Outgoing, Sink};
 use crate::sync::lock;
 use hyper::body::Bytes;
@@ -31,14 +34,35 @@ const POLL: Duration = Duration::from_secs(1);
 /// Events read from Redis at once.
 const BATCH: usize = 64;
 
-/// `append(key, kind, data, maxlen, ttl_ms, channel)`: the next seq of the stream at `key`.
+/// `append(key, kind, data, maxlen, ttl_ms, channel)`: the next seq of the stream at `key`
+/// (after [`LUA_PRELUDE`]).
+///
+/// A request's stream is listed in its session's `streams:<id>`, a sorted set: running (score
+/// 2^52) from its priming entry, then by the time it ended; past 32 ended streams (what one
+/// process keeps, `RETAINED_STREAMS`) the oldest is deleted. Ending the session deletes the rest.
 const APPEND_FN: &str = r"
+local RUNNING = 4503599627370496
+local function list_stream(key, kind, ttl)
+  local base, sid, n = string.match(key, '^(.*)ev:(%x+):(%d+)$')
+  if not base or n == '0' or (kind ~= 'p' and kind ~= 'e') then return end
+  local streams = base .. 'streams:' .. sid
+  if kind == 'p' then
+    redis.call('ZADD', streams, 'NX', RUNNING, key)
+  else
+    redis.call('ZADD', streams, 'XX', clock(), key)
+    while redis.call('ZCOUNT', streams, '-inf', '(' .. RUNNING) > 32 do
+      redis.call('DEL', redis.call('ZPOPMIN', streams)[1])
+    end
+  end
+  redis.call('PEXPIRE', streams, ttl)
+end
 local function append(key, kind, data, maxlen, ttl, channel)
   local last = redis.call('XREVRANGE', key, '+', '-', 'COUNT', 1)
   local seq = 1
   if #last > 0 then seq = tonumber(string.match(last[1][1], '%-(%d+)$')) + 1 end
   redis.call('XADD', key, 'MAXLEN', '~', maxlen, '0-' .. seq, 'k', kind, 'd', data)
   redis.call('PEXPIRE', key, ttl)
+  list_stream(key, kind, ttl)
   redis.call('PUBLISH', channel, 'n' .. key)
   return seq
 end
@@ -48,11 +72,14 @@ end
 /// subscribed to it), dropping ids whose record expired.
 const FAN_OUT: &str = r"
 local prefix, uri, data = ARGV[1], ARGV[2], ARGV[3]
+local sessions = prefix .. 'initialized'
+local now = clock()
+redis.call('ZREMRANGEBYSCORE', sessions, '-inf', now)
 local n = 0
-for _, sid in ipairs(redis.call('SMEMBERS', prefix .. 'sessions')) do
+for _, sid in ipairs(redis.call('ZRANGE', sessions, 0, -1)) do
   local record = redis.call('GET', prefix .. 'session:' .. sid)
   if not record then
-    redis.call('SREM', prefix .. 'sessions', sid)
+    redis.call('ZREM', sessions, sid)
   else
     local wanted = uri == ''
     if not wanted then
@@ -95,7 +122,7 @@ mod kind {
 type Entry = (u64, String, Vec<u8>);
 
 impl Replicas {
-    fn stream_key(&self, session: &str, stream: u64) -> String {
+    pub(super) fn stream_key(&self, session: &str, stream: u64) -> String {
         format!("{}ev:{session}:{stream}", self.prefix)
     }
 
@@ -107,7 +134,7 @@ impl Replicas {
     async fn append(&self, key: &str, kind: &str, data: &[u8]) -> Result<u64, Unavailable> {
         static SCRIPT: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| {
             redis::Script::new(&format!(
-                "{APPEND_FN}\nreturn append(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])"
+                "{LUA_PRELUDE}\n{APPEND_FN}\nreturn append(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])"
             ))
         });
         let (cap, ttl, channel) = (self.stream_cap(), self.ttl_ms(), self.channel());
@@ -133,7 +160,7 @@ impl Replicas {
     /// replica dead at once).
     async fn end_if_open(&self, key: &str, data: &[u8]) -> Result<(), Unavailable> {
         static SCRIPT: std::sync::LazyLock<redis::Script> =
-            std::sync::LazyLock::new(|| redis::Script::new(&format!("{APPEND_FN}\n{END_IF_OPEN}")));
+            std::sync::LazyLock::new(|| redis::Script::new(&format!("{LUA_PRELUDE}\n{APPEND_FN}\n{END_IF_OPEN}")));
         let (cap, ttl, channel) = (self.stream_cap(), self.ttl_ms(), self.channel());
         self.run(|mut redis| async move {
             SCRIPT.key(key).arg(data).arg(cap).arg(ttl).arg(&channel).invoke_async::<()>(&mut redis).await
@@ -151,7 +178,7 @@ impl Replicas {
     /// session it concerns.
     pub(super) async fn fan_out(&self, notification: &[u8], uri: Option<&str>) -> Result<u64, Unavailable> {
         static SCRIPT: std::sync::LazyLock<redis::Script> =
-            std::sync::LazyLock::new(|| redis::Script::new(&format!("{APPEND_FN}\n{FAN_OUT}")));
+            std::sync::LazyLock::new(|| redis::Script::new(&format!("{LUA_PRELUDE}\n{APPEND_FN}\n{FAN_OUT}")));
         let (prefix, cap, ttl, channel) = (self.prefix.clone(), self.stream_cap(), self.ttl_ms(), self.channel());
         self.run(|mut redis| async move {
             SCRIPT
@@ -233,6 +260,8 @@ struct Live {
 pub(in super::super) struct Replicated {
     store: Arc<Replicas>,
     session: String,
+    /// Whom the session counts against on every replica (`None`: no one, only the tables).
+    client: Option<String>,
     /// The low half of this replica's next stream number.
     next_stream: AtomicU64,
     live: Arc<Live>,
@@ -240,7 +269,11 @@ pub(in super::super) struct Replicated {
     sinks: Mutex<Vec<(u64, mpsc::WeakSender<Outgoing>)>>,
     /// Sinks whose handler closed its SSE connection before the request had a stream.
     closed_early: Mutex<Vec<mpsc::WeakSender<Outgoing>>>,
-    last_touch: Mutex<Instant>,
+    /// When this replica last gave the session's keys the idle TTL (`None`: not yet, so its
+    /// next request does, at once: the first one ends the handshake TTL).
+    last_touch: Mutex<Option<Instant>>,
+    /// What the store holds of the session, as charged to its budget here.
+    stored: Charged,
     /// The session's revision last saved, and the `SessionState` values.
     saved_revision: AtomicU64,
     saved_state: Mutex<Vec<(&'static str, String)>>,
@@ -249,17 +282,24 @@ pub(in super::super) struct Replicated {
 }
 
 impl Replicated {
-    /// The streams of session `id`; `unsolicited` (what the session sends outside any
-    /// request) goes to its `GET` stream.
-    pub fn new(store: Arc<Replicas>, id: &str, mut unsolicited: mpsc::Receiver<Outgoing>) -> Arc<Self> {
+    /// The streams of session `id`, counted against `client`; `unsolicited` (what the session
+    /// sends outside any request) goes to its `GET` stream.
+    pub fn new(
+        store: Arc<Replicas>,
+        id: &str,
+        client: Option<String>,
+        mut unsolicited: mpsc::Receiver<Outgoing>,
+    ) -> Arc<Self> {
         let replicated = Arc::new(Self {
             store,
             session: id.to_owned(),
+            client,
             next_stream: AtomicU64::new(1),
             live: Arc::default(),
             sinks: Mutex::default(),
             closed_early: Mutex::default(),
-            last_touch: Mutex::new(Instant::now()),
+            last_touch: Mutex::new(None),
+            stored: Charged::default(),
             saved_revision: AtomicU64::new(u64::MAX),
             saved_state: Mutex::default(),
             stale: AtomicBool::new(false),
@@ -376,15 +416,77 @@ impl Replicated {
         self.live.changed.notify_waiters();
     }
 
-    /// Refreshes the idle TTL of the session's keys, at most once per tenth of it on this
-    /// replica.
-    pub fn touch(&self) {
-        let mut last = lock(&self.last_touch);
-        if last.elapsed() >= self.store.ttl / 10 {
-            *last = Instant::now();
-            drop(last);
-            self.store.refresh_ttl(&self.session);
+    /// Whom the session counts against on every replica.
+    pub fn client(&self) -> Option<&str> {
+        self.client.as_deref()
+    }
+
+    /// This replica dropped the session because its time ran out here (idle, or no request
+    /// after `initialize`): if no replica kept it alive meanwhile (its record is gone), it
+    /// ends everywhere, with every key it left.
+    pub fn expired_here(&self) {
+        let (store, id, client) = (Arc::clone(&self.store), self.session.clone(), self.client.clone());
+        tokio::spawn(async move {
+            if let Ok(true) = store.end_session(&id, client.as_deref(), Ending::IfExpired).await {
+                tracing::debug!(session = %id, "the session expired on every replica: its keys are deleted");
+            }
+        });
+    }
+
+    /// Keeps the session's keys alive for a request: on its first request on this replica at
+    /// once (the first request anywhere ends the record's handshake TTL), then at most once
+    /// per tenth of the idle TTL, in the background. `Ok(false)`: the session no longer exists.
+    pub async fn touch(&self) -> Result<bool, Unavailable> {
+        {
+            let mut last = lock(&self.last_touch);
+            match *last {
+                None => {}
+                Some(at) if at.elapsed() >= self.store.ttl / 10 => {
+                    *last = Some(Instant::now());
+                    drop(last);
+                    self.store.refresh_ttl(&self.session, self.client());
+                    return Ok(true);
+                }
+                Some(_) => return Ok(true),
+            }
         }
+        let kept = self.store.keep(&self.session, self.client(), None).await?;
+        if kept {
+            *lock(&self.last_touch) = Some(Instant::now());
+        }
+        Ok(kept)
+    }
+
+    /// Charges the session's `budget` for its record and state as read from the store
+    /// (`record`, `state`: their bytes). `anyway`: past the limits.
+    pub fn loaded(&self, budget: &Budget, record: usize, state: usize, anyway: bool) -> Result<(), OverBudget> {
+        self.stored.set(budget, record, state, anyway)
+    }
+
+    /// Saves a new session's record, for the handshake timeout, unless its client holds
+    /// `share` sessions already on the replicas together: `Ok(false)` then.
+    pub async fn admit(
+        &self,
+        session: &Session,
+        #[cfg(feature = "auth")] owner: Option<&crate::auth::SessionOwner>,
+        share: usize,
+    ) -> Result<bool, Unsaved> {
+        #[cfg(feature = "auth")]
+        let record = SessionRecord::of(session, self.client(), owner);
+        #[cfg(not(feature = "auth"))]
+        let record = SessionRecord::of(session, self.client());
+        let json = record.ok_or(Unsaved::Ended)?.encode()?;
+        self.stored.set(&session.budget, json.len(), 0, false).map_err(Unsaved::OverBudget)?;
+        if !self.store.admit(&self.session, &json, self.client(), share).await? {
+            return Ok(false);
+        }
+        self.saved(session.revision(), Vec::new());
+        // What the session's `initialize` set of its `SessionState` (nothing, usually).
+        #[cfg(feature = "auth")]
+        self.persist(session, owner).await?;
+        #[cfg(not(feature = "auth"))]
+        self.persist(session).await?;
+        Ok(true)
     }
 
     pub fn mark_stale(&self) {
@@ -403,12 +505,14 @@ impl Replicated {
     }
 
     /// Saves what changed of the session since it was last saved (its record, its
-    /// `SessionState` values), and tells the other replicas.
+    /// `SessionState` values), and tells the other replicas. A change the store may not keep
+    /// (past the record's bound, or the budget) is not saved, and this replica reads the
+    /// session again on its next request, undoing the change here too.
     pub async fn persist(
         &self,
         session: &Session,
         #[cfg(feature = "auth")] owner: Option<&crate::auth::SessionOwner>,
-    ) -> Result<(), Unavailable> {
+    ) -> Result<(), Unsaved> {
         let revision = session.revision();
         let record_changed = revision != self.saved_revision.load(Ordering::Acquire);
         let state = session.state.encode();
@@ -419,20 +523,33 @@ impl Replicated {
         if !record_changed && changed_state.is_empty() {
             return Ok(());
         }
-        if record_changed {
+        let record = match record_changed {
             #[cfg(feature = "auth")]
-            let record = super::record::SessionRecord::of(session, owner);
+            true => SessionRecord::of(session, self.client(), owner),
             #[cfg(not(feature = "auth"))]
-            let record = super::record::SessionRecord::of(session);
-            if let Some(record) = record {
-                self.store.save_record(&self.session, &record).await?;
-            }
+            true => SessionRecord::of(session, self.client()),
+            false => None,
+        };
+        let encoded = match &record {
+            Some(record) => Some((record.encode().inspect_err(|_| self.mark_stale())?, record.is_initialized())),
+            None => None,
+        };
+        let record_bytes = encoded.as_ref().map_or(self.stored.record(), |(json, _)| json.len());
+        let state_bytes = state.iter().map(|(name, json)| name.len() + json.len()).sum();
+        if let Err(over) = self.stored.set(&session.budget, record_bytes, state_bytes, false) {
+            self.mark_stale();
+            return Err(Unsaved::OverBudget(over));
+        }
+        if let Some((json, initialized)) = &encoded
+            && !self.store.keep(&self.session, self.client(), Some((json, *initialized))).await?
+        {
+            return Err(Unsaved::Ended);
         }
         if !changed_state.is_empty() {
             self.store.save_state(&self.session, &changed_state).await?;
         }
         self.saved(revision, state);
-        self.store.announce_changed(&self.session).await
+        Ok(self.store.announce_changed(&self.session).await?)
     }
 }
 
