@@ -189,19 +189,23 @@ impl HttpConfig {
     /// reserve is kept for everything else (an eighth of the limit, within 16 and 1 024; the log
     /// says so). A new connection past it waits in the listener's backlog while the server
     /// closes the open connection whose client sent least: a body stalled mid-way first, then
-    /// one that never sent a whole request, then one idle between requests (each silent for at
-    /// least a tenth of [`header_timeout`](Self::header_timeout)); a connection serving a request
-    /// (an SSE stream open) is never closed for it, and when every one is, the new one waits
-    /// until one ends (the log says so at most once every 10 s).
+    /// one that never sent a whole request (each silent for at least a tenth of
+    /// [`header_timeout`](Self::header_timeout)), then the newest of a client past its
+    /// [share](Self::max_connections_per_client), then one idle between requests. A connection
+    /// serving a request (an SSE stream open) of a client within its share is never closed for
+    /// it: when every one is, the new one waits until one ends (the log says so at most once
+    /// every 10 s).
     pub fn max_connections(mut self, max: usize) -> Self {
         self.max_connections = max.max(1);
         self
     }
 
-    /// The most connections one client may hold open at once (default: a tenth of
-    /// [`max_connections`](Self::max_connections) as the file-descriptor limit leaves it, so
-    /// 100), so that one client's streams cannot take every connection; a connection beyond it
-    /// is answered `503` with `Retry-After` and closed at once. A client is the peer's IP
+    /// How many connections one client may keep once [`max_connections`](Self::max_connections)
+    /// is reached (default: a tenth of the cap in force, so 100), so that one client's streams
+    /// cannot keep every other client out. Below the cap a client may open more. At the cap, a
+    /// new connection from a client past its share is answered `503` with `Retry-After` and
+    /// closed; one from another client closes the newest connection of a client past its
+    /// share when no stalled or silent connection can go first. A client is the peer's IP
     /// address (an IPv6 address by its /64 prefix): every client behind one proxy or NAT, and
     /// every local client of a server on loopback, shares one; raise this when that is how
     /// yours arrive.

@@ -1,5 +1,5 @@
 //! The connections [`serve`](super::McpHttpService::serve) accepted: how many each client holds
-//! (its share of the cap), what each is doing (a request in flight, a body still arriving, how
+//! (against its share of the cap), what each is doing (a request in flight, a body still arriving, how
 //! many requests its client sent whole), and the coarse clock they are timed by. `idle.rs`
 //! closes those that send nothing; `shed.rs` chooses whom to close under pressure.
 //!
@@ -23,8 +23,8 @@ use std::time::Duration;
 pub(super) struct Connections {
     /// [`HttpConfig::header_timeout`](super::HttpConfig::header_timeout).
     pub(super) timeout: Duration,
-    /// The most connections one client may hold.
-    share: usize,
+    /// The most connections one client may hold once the cap is reached.
+    pub(super) share: usize,
     /// The sweeper's ticks since the server started: the connections' clock.
     pub(super) now: AtomicU64,
     pub(super) open: Mutex<Open>,
@@ -40,10 +40,17 @@ pub(super) struct Open {
     per_client: HashMap<Client, usize>,
 }
 
+impl Open {
+    /// Whether `client` holds more than `share` connections.
+    pub(super) fn over_share(&self, client: &Client, share: usize) -> bool {
+        self.per_client.get(client).is_some_and(|&held| held > share)
+    }
+}
+
 /// What a connection is doing, as its requests and answers report it.
 pub(super) struct Activity {
     connections: Arc<Connections>,
-    client: Client,
+    pub(super) client: Client,
     pub(super) in_flight: AtomicU32,
     /// A request's head is in and its body is still arriving.
     pub(super) reading_body: AtomicBool,
@@ -57,24 +64,18 @@ pub(super) struct Activity {
 }
 
 impl Connections {
-    /// `share`: the most connections one client may hold.
+    /// `share`: the most connections one client may hold once the cap is reached.
     pub fn new(timeout: Duration, share: usize) -> Arc<Self> {
         Arc::new(Self { timeout, share: share.max(1), now: AtomicU64::new(0), open: Mutex::default() })
     }
 
-    /// A newly accepted connection from `peer`, counted against its client's share; `None`
-    /// when the client already holds its share.
-    pub fn open(self: &Arc<Self>, peer: Option<SocketAddr>) -> Option<Arc<Activity>> {
+    /// A newly accepted connection from `peer`, counted against its client's share.
+    pub fn open(self: &Arc<Self>, peer: Option<SocketAddr>) -> Arc<Activity> {
         let client = Client::at(peer.map(|peer| peer.ip()));
         if client != Client::Unknown {
-            let mut open = lock(&self.open);
-            let held = open.per_client.entry(client.clone()).or_default();
-            if *held >= self.share {
-                return None;
-            }
-            *held += 1;
+            *lock(&self.open).per_client.entry(client.clone()).or_default() += 1;
         }
-        Some(Arc::new(Activity {
+        Arc::new(Activity {
             connections: Arc::clone(self),
             client,
             in_flight: AtomicU32::new(0),
@@ -83,7 +84,12 @@ impl Connections {
             last_active: AtomicU64::new(self.now.load(Relaxed)),
             closed: AtomicBool::new(false),
             waker: AtomicWaker::new(),
-        }))
+        })
+    }
+
+    /// Whether `activity`'s client holds more connections than its share.
+    pub fn over_share(&self, activity: &Activity) -> bool {
+        lock(&self.open).over_share(&activity.client, self.share)
     }
 
     /// `activity`'s connection has its place and is being served, active as of now: the
@@ -246,23 +252,20 @@ impl<F: Future> Future for Watched<F> {
 mod tests {
     use super::*;
 
-    fn peer(ip: [u8; 4]) -> Option<SocketAddr> {
-        Some(SocketAddr::from((ip, 4000)))
-    }
-
     #[test]
-    fn a_client_holds_at_most_its_share_and_a_closed_connection_gives_its_place_back() {
+    fn each_client_is_counted_and_a_closed_connection_is_no_longer() {
         let connections = Connections::new(Duration::from_secs(1), 2);
-        let (first, second) = (connections.open(peer([127, 0, 0, 1])), connections.open(peer([127, 0, 0, 1])));
-        assert!(first.is_some() && second.is_some());
-        assert!(connections.open(peer([127, 0, 0, 1])).is_none(), "a third from the same address");
-        assert!(connections.open(peer([127, 0, 0, 2])).is_some(), "another client");
-        assert!(connections.open(None).is_some(), "an unknown peer counts against no share");
-        drop(first);
+        let from = |ip| connections.open(Some(SocketAddr::from((ip, 4000))));
+        let (first, second, third) = (from([127, 0, 0, 1]), from([127, 0, 0, 1]), from([127, 0, 0, 1]));
+        let other = from([127, 0, 0, 2]);
+        assert!(connections.over_share(&third) && connections.over_share(&first), "a client past its share");
+        assert!(!connections.over_share(&other), "another client");
+        assert!(!connections.over_share(&connections.open(None)), "an unknown peer counts against no share");
+        drop(third);
+        assert!(!connections.over_share(&first), "within its share again");
         let client = Client::at(Some([127, 0, 0, 1].into()));
-        assert_eq!(connections.held_by(&client), 1);
-        assert!(connections.open(peer([127, 0, 0, 1])).is_some(), "its place given back");
-        drop(second);
+        assert_eq!(connections.held_by(&client), 2);
+        drop((first, second));
         assert_eq!(connections.held_by(&client), 0, "a client with none leaves the table");
     }
 
@@ -270,7 +273,7 @@ mod tests {
     fn a_body_is_read_while_it_arrives_and_counted_once_whole() {
         use http_body_util::BodyExt as _;
         let connections = Connections::new(Duration::from_secs(1), 10);
-        let activity = connections.open(None).unwrap();
+        let activity = connections.open(None);
         let body = RequestBody::new(http_body_util::Full::new(hyper::body::Bytes::from_static(b"{}")), &activity);
         assert!(activity.reading_body.load(Relaxed));
         let collected = futures_util::FutureExt::now_or_never(body.collect()).unwrap().unwrap();

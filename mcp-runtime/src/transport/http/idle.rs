@@ -54,7 +54,7 @@ mod tests {
         let connections = Connections::new(Duration::from_millis(100), 10); // 10 ticks of 10 ms
         let sweep = |ticks| (0..ticks).for_each(|_| connections.sweep_once());
         let open = || {
-            let activity = connections.open(None).unwrap();
+            let activity = connections.open(None);
             connections.serve(&activity);
             activity
         };

@@ -97,21 +97,24 @@ impl McpHttpService {
                     }
                 }
             };
-            let Some(activity) = connections.open(Some(peer)) else {
-                over_share.warn(format_args!(
-                    "{} holds {share} connections (HttpConfig::max_connections_per_client); refusing more",
-                    peer.ip()
-                ));
-                refuse_over_share(stream);
-                continue;
-            };
-            // A place for it: past the cap, the connection whose client sent least makes room,
-            // else this one waits (and the rest in the listener's backlog) until one closes.
+            let activity = connections.open(Some(peer));
+            // A place for it. Past the cap, a client holding more than its share is refused;
+            // for another, the connection whose client sent least makes room, else this one
+            // waits (and the rest in the listener's backlog) until one closes.
             let place = match Arc::clone(&open).try_acquire_owned() {
                 Ok(place) => place,
+                Err(_) if connections.over_share(&activity) => {
+                    over_share.warn(format_args!(
+                        "{max_connections} connections open and {} holds more than its share \
+                         ({share}, HttpConfig::max_connections_per_client): refusing its new ones",
+                        peer.ip()
+                    ));
+                    refuse_over_share(stream);
+                    continue;
+                }
                 Err(_) => {
                     at_cap.warn(format_args!(
-                        "{max_connections} connections open (HttpConfig::max_connections); closing those \
+                        "{max_connections} connections open (HttpConfig::max_connections): closing those \
                          whose clients sent least, else new ones wait"
                     ));
                     match make_room(&open, &connections, &mut shutdown).await {
@@ -212,7 +215,7 @@ async fn make_room(
     }
 }
 
-/// Answers a connection from a client that holds its share: `503` with `Retry-After`, then
+/// Answers a connection from a client past its share, at the cap: `503` with `Retry-After`, then
 /// closed. Written at once without waiting (a fresh socket's send buffer has room) and
 /// without reading the request: a refusal costs no place and no task. (Written on the plain
 /// socket: the runtime's `try_write` refuses until the reactor has seen the socket writable.)
