@@ -86,10 +86,12 @@ impl McpHttpService {
                     // Out of file descriptors, the connection stays in the backlog: free one
                     // by shedding, else wait for one to close. Anything else (a connection
                     // reset before accept) is retried soon.
-                    let pause = match out_of_descriptors(&err) {
-                        true if connections.shed_one() => SHED_PAUSE,
-                        true => connections.tick(),
-                        false => RETRY_PAUSE,
+                    let pause = if !out_of_descriptors(&err) {
+                        RETRY_PAUSE
+                    } else if connections.shed_one() {
+                        SHED_PAUSE
+                    } else {
+                        connections.tick()
                     };
                     tokio::select! {
                         () = tokio::time::sleep(pause) => continue,
@@ -220,14 +222,15 @@ async fn make_room(
 /// without reading the request: a refusal costs no place and no task. (Written on the plain
 /// socket: the runtime's `try_write` refuses until the reactor has seen the socket writable.)
 fn refuse_over_share(stream: TcpStream) {
-    const BODY: &str = concat!(
-        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"#,
-        r#""Service Unavailable: this client has too many connections open"}}"#
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":null,"error":{{"code":{},"message":"{}"}}}}"#,
+        super::code::BAD_REQUEST,
+        "Service Unavailable: this client has too many connections open"
     );
     let answer = format!(
         "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\n\
-         connection: close\r\ncontent-length: {}\r\n\r\n{BODY}",
-        BODY.len()
+         connection: close\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
     );
     if let Ok(stream) = stream.into_std() {
         let _ = std::io::Write::write(&mut &stream, answer.as_bytes());
