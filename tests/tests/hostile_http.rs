@@ -75,11 +75,12 @@ async fn post_on(address: SocketAddr, session: &str, body: &str) -> u16 {
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
 async fn read_to_end(stream: &mut TcpStream) -> String {
+    read_to_end_within(stream, Duration::from_secs(5)).await
+}
+
+async fn read_to_end_within(stream: &mut TcpStream, limit: Duration) -> String {
     let mut answer = Vec::new();
-    tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut answer))
-        .await
-        .expect("the server answers and closes")
-        .unwrap();
+    tokio::time::timeout(limit, stream.read_to_end(&mut answer)).await.expect("the server answers and closes").unwrap();
     String::from_utf8_lossy(&answer).into_owned()
 }
 
@@ -355,14 +356,16 @@ impl Captured {
 
 /// With a cap of one connection, a second waits (it is not refused) until the first closes,
 /// and the cap's warning is logged once however often the cap is met. (The runtime of
-/// `#[tokio::test]` is one thread, so the subscriber set here sees the server's tasks.)
+/// `#[tokio::test]` is one thread, so the subscriber set here sees the server's tasks.) The
+/// first, silent, would be shed to make room once silent for a tick of the connections'
+/// clock (a second here): it closes before.
 #[tokio::test]
 async fn connections_past_the_cap_wait_and_the_log_says_so_once() {
     let captured = Captured::default();
     let writer = captured.clone();
     let subscriber = tracing_subscriber::fmt().with_writer(move || writer.clone()).finish();
     let _default = tracing::subscriber::set_default(subscriber);
-    let running = start(HttpConfig::default().max_connections(1)).await;
+    let running = start(HttpConfig::default().max_connections(1).max_connections_per_client(4)).await;
     let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
     let request = format!("{POST_HEAD}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{ping}", ping.len());
 
@@ -386,40 +389,209 @@ async fn connections_past_the_cap_wait_and_the_log_says_so_once() {
     assert_eq!(captured.lines_with("connections open"), 1, "one warning for the cap, met four times");
 }
 
-/// Out of file descriptors (a process under `ulimit -n 32`, sent 64 connections), the accept
-/// loop logs its failure once per interval, not every 50 ms, and serves again once clients go.
+/// Out of file descriptors (the limit lowered to 32 under a running server, whose connection cap
+/// was set by the higher limit it started with; then 64 stalled bodies), the accept loop logs its
+/// failure once per interval, not every 50 ms, and sheds the stalled bodies to free descriptors:
+/// a fresh client's `initialize` is answered while they are still held.
 #[tokio::test]
-async fn out_of_file_descriptors_the_accept_loop_warns_once_and_recovers() {
-    let mut child = tokio::process::Command::new("sh")
-        .args(["-c", "ulimit -n 32 && exec \"$0\"", env!("CARGO_BIN_EXE_robust-http-server")])
+async fn out_of_file_descriptors_the_accept_loop_warns_once_and_sheds_stalled_bodies() {
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_robust-http-server"))
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .kill_on_drop(true)
         .spawn()
         .unwrap();
-    let (address, mut log) = logged_address(child.stderr.take().unwrap()).await;
-    let lines = tokio::spawn(async move {
+    let (address, log) = logged_address(child.stderr.take().unwrap()).await;
+    let lines = collect_lines(log);
+    let pid = child.id().unwrap().to_string();
+    let lowered = std::process::Command::new("prlimit").args(["--pid", &pid, "--nofile=32"]).status().unwrap();
+    assert!(lowered.success(), "prlimit --nofile=32");
+
+    let mut stalled = Vec::new();
+    for _ in 0..64 {
+        stalled.push(stalled_body([127, 0, 0, 1], address).await); // the backlog takes those not accepted
+    }
+    let (status, _) = initialize_within([127, 0, 0, 2], address, Duration::from_secs(15)).await;
+    assert_eq!(status, 200, "a fresh client is answered while the stalled bodies are held");
+    let shed = count_closed_by_server(stalled).await;
+    child.start_kill().unwrap();
+    let _ = child.wait().await;
+    let lines = lines.await.unwrap();
+    assert!(shed > 0, "no stalled body was shed: {lines:#?}");
+    let failures = lines.iter().filter(|line| line.contains("accepting a connection failed")).count();
+    assert_eq!(failures, 1, "{lines:#?}");
+}
+
+/// A POST from `from` whose head promises a body of 1000 bytes, of which a few come: a stalled
+/// body.
+async fn stalled_body(from: [u8; 4], address: SocketAddr) -> TcpStream {
+    let mut stream = connect_from(from, address).await;
+    let request = format!("{POST_HEAD}\r\ncontent-length: 1000\r\n\r\n{{\"jsonrpc\":");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    stream
+}
+
+/// `initialize` from `from`, answered within `limit`: the status and the session id.
+async fn initialize_within(from: [u8; 4], address: SocketAddr, limit: Duration) -> (u16, Option<String>) {
+    let mut stream = connect_from(from, address).await;
+    let request =
+        format!("{POST_HEAD}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{INITIALIZE}", INITIALIZE.len());
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let answer = read_to_end_within(&mut stream, limit).await;
+    let session = answer
+        .lines()
+        .find_map(|line| line.to_ascii_lowercase().strip_prefix("mcp-session-id:").map(|id| id.trim().to_owned()));
+    (status_of(&answer), session)
+}
+
+/// How many of `streams` the server has closed (end of stream, or reset): those it closed
+/// earlier show it at once; each of the others is given 2 s, all at the same time.
+async fn count_closed_by_server(streams: Vec<TcpStream>) -> usize {
+    let mut checks = tokio::task::JoinSet::new();
+    for mut stream in streams {
+        checks.spawn(async move { closed_by_server(&mut stream, Duration::from_secs(2)).await });
+    }
+    checks.join_all().await.into_iter().filter(|closed| *closed).count()
+}
+
+/// Whether the server closes `stream` within `limit` (after sending what it sends first, if
+/// anything).
+async fn closed_by_server(stream: &mut TcpStream, limit: Duration) -> bool {
+    let mut buffer = [0u8; 4096];
+    let until = tokio::time::Instant::now() + limit;
+    loop {
+        match tokio::time::timeout_at(until, stream.read(&mut buffer)).await {
+            Ok(Ok(0) | Err(_)) => return true,
+            Ok(Ok(_)) => {}
+            Err(_) => return false,
+        }
+    }
+}
+
+/// The rest of a server's log, collected until it ends.
+fn collect_lines(
+    mut log: tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStderr>>,
+) -> tokio::task::JoinHandle<Vec<String>> {
+    tokio::spawn(async move {
         let mut lines = Vec::new();
         while let Ok(Some(line)) = log.next_line().await {
             lines.push(line);
         }
         lines
-    });
+    })
+}
 
-    let mut held = Vec::new();
-    for _ in 0..64 {
-        held.push(TcpStream::connect(address).await.unwrap()); // the backlog takes them
+/// A session's `GET` stream from `from`, its head read.
+async fn get_stream(from: [u8; 4], address: SocketAddr, session: &str) -> TcpStream {
+    let mut stream = connect_from(from, address).await;
+    let get = format!(
+        "GET /mcp HTTP/1.1\r\nhost: localhost\r\naccept: text/event-stream\r\nmcp-session-id: {session}\r\nmcp-protocol-version: 2025-11-25\r\n\r\n"
+    );
+    stream.write_all(get.as_bytes()).await.unwrap();
+    let mut head = [0u8; 1024];
+    let read = stream.read(&mut head).await.unwrap();
+    assert!(String::from_utf8_lossy(&head[..read]).starts_with("HTTP/1.1 200"));
+    stream
+}
+
+/// A session from `from`, its handshake complete.
+async fn session_from(from: [u8; 4], address: SocketAddr) -> String {
+    let (status, session) = initialize_from(from, address).await;
+    assert_eq!(status, 200);
+    let session = session.unwrap();
+    assert_eq!(post_on(address, &session, INITIALIZED).await, 202);
+    session
+}
+
+/// Issue 31, row 6: one client opens as many streams as the server has places (below the cap
+/// it may). Another client is still served, at once: the first client's newest stream makes
+/// room, since it holds more than its share (a tenth of the cap); its other streams stay open.
+/// At the cap, the first client's next connection is answered 503 with `Retry-After`.
+#[tokio::test]
+async fn one_client_past_its_share_of_connections_makes_room_for_another() {
+    let cap = 30;
+    let running = start(HttpConfig::default().max_connections(cap)).await;
+    let mut streams = Vec::new();
+    for _ in 0..cap {
+        let session = session_from([127, 0, 0, 1], running.address).await;
+        streams.push(get_stream([127, 0, 0, 1], running.address, &session).await);
     }
-    tokio::time::sleep(Duration::from_millis(1000)).await; // 20 retries of accept at 50 ms
-    drop(held);
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
-    let served = tokio::time::timeout(Duration::from_secs(5), raw_status(address, POST_HEAD, ping)).await;
-    assert_eq!(served.expect("served again once the clients left"), 400); // no session id: answered
+    let (status, session) = initialize_within([127, 0, 0, 2], running.address, Duration::from_secs(15)).await;
+    assert_eq!(status, 200, "another client is served");
+    assert_eq!(post_on(running.address, &session.unwrap(), INITIALIZED).await, 202);
+    let newest = streams.pop().unwrap();
+    assert!(closed_by_server(&mut { newest }, Duration::from_secs(5)).await, "the newest stream made room");
+
+    let other = session_from([127, 0, 0, 2], running.address).await;
+    let _other_stream = get_stream([127, 0, 0, 2], running.address, &other).await; // the last place
+    let mut refused = connect_from([127, 0, 0, 1], running.address).await;
+    // Refused before its request is read: the test reads first.
+    let answer = read_to_end(&mut refused).await.to_ascii_lowercase();
+    assert!(answer.starts_with("http/1.1 503"), "{answer}");
+    assert!(answer.contains("retry-after: 1"), "{answer}");
+    for mut stream in streams {
+        assert!(!closed_by_server(&mut stream, Duration::from_millis(100)).await, "a stream within the share");
+    }
+}
+
+/// At the cap, with a new client waiting, the connections whose clients sent least are shed:
+/// stalled bodies (one per address, each within its share), oldest first, until the new
+/// client's `initialize` is answered; a session's open `GET` stream is never shed.
+#[tokio::test]
+async fn at_the_cap_stalled_bodies_are_shed_and_a_fresh_client_is_answered() {
+    let cap = 16;
+    // The connections' clock ticks every tenth of the header timeout: a body is stalled once
+    // nothing of it came for a whole tick. Bodies still get the default 30 s.
+    let config = HttpConfig::default().max_connections(cap).header_timeout(Duration::from_secs(1));
+    let running = start(config).await;
+    let session = session_from([127, 0, 0, 3], running.address).await;
+    let mut live = get_stream([127, 0, 0, 3], running.address, &session).await;
+
+    let mut stalled = Vec::new();
+    for i in 1..=2 * cap {
+        stalled.push(stalled_body([127, 0, 1, i as u8], running.address).await);
+    }
+    let (status, _) = initialize_within([127, 0, 0, 2], running.address, Duration::from_secs(15)).await;
+    assert_eq!(status, 200, "the fresh client is answered");
+    // The stream, the stalled bodies and the fresh client could not all be open at once.
+    let must_have_gone = 1 + stalled.len() + 1 - cap;
+    let shed = count_closed_by_server(stalled).await;
+    assert!(shed >= must_have_gone, "{shed} stalled bodies shed, of at least {must_have_gone}");
+    assert!(!closed_by_server(&mut live, Duration::from_millis(200)).await, "the live stream was shed");
+}
+
+/// Issue 31's replay under a low file-descriptor limit (`ulimit -n 256`): the connection cap
+/// follows the limit (the log says so), and with 300 stalled bodies from one client a fresh
+/// client's `initialize` is answered: the stalled bodies beyond the cap were refused (their
+/// client is past its share) or shed.
+#[tokio::test]
+async fn under_a_low_descriptor_limit_the_cap_follows_it_and_stalled_bodies_are_shed() {
+    let mut child = tokio::process::Command::new("sh")
+        .args(["-c", "ulimit -n 256 && exec \"$0\"", env!("CARGO_BIN_EXE_robust-http-server")])
+        .env("RUST_LOG", "info")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let (address, log) = logged_address(child.stderr.take().unwrap()).await;
+    let lines = collect_lines(log);
+    let mut stalled = Vec::new();
+    for _ in 0..300 {
+        stalled.push(stalled_body([127, 0, 0, 1], address).await);
+    }
+    let started = tokio::time::Instant::now();
+    let (status, _) = initialize_within([127, 0, 0, 2], address, Duration::from_secs(15)).await;
+    let waited = started.elapsed();
+    assert_eq!(status, 200, "the fresh client is answered");
+    let shed = count_closed_by_server(stalled).await;
     child.start_kill().unwrap();
     let _ = child.wait().await;
     let lines = lines.await.unwrap();
-    let failures = lines.iter().filter(|line| line.contains("accepting a connection failed")).count();
-    assert_eq!(failures, 1, "{lines:#?}");
+    eprintln!("initialize answered after {waited:?}; {shed} of 300 stalled bodies refused or shed");
+    let cap = 256 - 256 / 8;
+    assert!(lines.iter().any(|line| line.contains(&format!("serving at most {cap} connections"))), "{lines:#?}");
+    assert!(shed >= 300 + 1 - cap, "{shed} stalled bodies refused or shed, of at least {}", 300 + 1 - cap);
 }

@@ -1,7 +1,7 @@
 //! [`McpBody`], the body of every answer, and the answers themselves: JSON, SSE, empty, and
 //! errors carrying a JSON-RPC error object.
 
-use super::idle::InFlight;
+use super::connections::InFlight;
 use super::session::Reader;
 use crate::jsonrpc::{self, ErrorObject};
 use crate::session::outgoing::Outgoing;

@@ -35,6 +35,7 @@ pub struct HttpConfig {
     pub(super) body_timeout: Duration,
     pub(super) header_timeout: Duration,
     pub(super) max_connections: usize,
+    pub(super) max_connections_per_client: Option<usize>,
     pub(super) sse_retry: Duration,
     pub(super) replay_buffer: usize,
     pub(super) keep_alive: Option<Duration>,
@@ -72,6 +73,7 @@ impl Default for HttpConfig {
             body_timeout: Duration::from_secs(30),
             header_timeout: Duration::from_secs(30),
             max_connections: 1_000,
+            max_connections_per_client: None,
             sse_retry: Duration::from_secs(1),
             replay_buffer: 1024,
             keep_alive: Some(Duration::from_secs(15)),
@@ -183,12 +185,39 @@ impl HttpConfig {
     }
 
     /// The most connections [`serve`](super::McpHttpService::serve) keeps open at once (default
-    /// 1 000). Beyond it, new connections wait in the listener's backlog until one closes (the
-    /// log says so at most once every 10 s). Keep it below the process's file-descriptor limit
-    /// (`ulimit -n`); an SSE stream holds its connection for as long as the client listens.
+    /// 1 000), lowered at start to what the file-descriptor limit (`ulimit -n`) allows once a
+    /// reserve is kept for everything else (an eighth of the limit, within 16 and 1 024; the log
+    /// says so). A new connection past it waits in the listener's backlog while the server
+    /// closes the open connection whose client sent least: a body stalled mid-way first, then
+    /// one that never sent a whole request (each silent for at least a tenth of
+    /// [`header_timeout`](Self::header_timeout)), then the newest of a client past its
+    /// [share](Self::max_connections_per_client), then one idle between requests. A connection
+    /// serving a request (an SSE stream open) of a client within its share is never closed for
+    /// it: when every one is, the new one waits until one ends (the log says so at most once
+    /// every 10 s).
     pub fn max_connections(mut self, max: usize) -> Self {
         self.max_connections = max.max(1);
         self
+    }
+
+    /// How many connections one client may keep once [`max_connections`](Self::max_connections)
+    /// is reached (default: a tenth of the cap in force, so 100), so that one client's streams
+    /// cannot keep every other client out. Below the cap a client may open more. At the cap, a
+    /// new connection from a client past its share is answered `503` with `Retry-After` and
+    /// closed; one from another client closes the newest connection of a client past its
+    /// share when no stalled or silent connection can go first. A client is the peer's IP
+    /// address (an IPv6 address by its /64 prefix): every client behind one proxy or NAT, and
+    /// every local client of a server on loopback, shares one; raise this when that is how
+    /// yours arrive.
+    pub fn max_connections_per_client(mut self, max: usize) -> Self {
+        self.max_connections_per_client = Some(max.max(1));
+        self
+    }
+
+    /// The cap of [`max_connections_per_client`](Self::max_connections_per_client), once
+    /// defaulted from the connection cap in force, `cap`.
+    pub(super) fn connections_per_client(&self, cap: usize) -> usize {
+        self.max_connections_per_client.unwrap_or((cap / 10).max(1))
     }
 
     /// The cap of [`max_sessions_per_client`](Self::max_sessions_per_client), once defaulted.

@@ -13,7 +13,10 @@
 //! |---|---|
 //! | `service.rs` | [`McpHttpService`]: the hyper and tower `Service`, shutdown |
 //! | `serve.rs` | the accept loop and its cap on open connections, graceful shutdown, the session sweeper |
+//! | `connections.rs` | the open connections: each client's share, what each is doing (a body arriving, requests sent whole) |
 //! | `idle.rs` | the connections' head timeout: one sweeper on a coarse clock, no timer per request |
+//! | `shed.rs` | whom to close when a connection waits for a place: the one whose client sent least |
+//! | `fd_limit.rs` | the connection cap the file-descriptor limit allows |
 //! | `endpoint.rs` | the endpoint's methods: `POST` (sessions), `GET`, `DELETE` |
 //! | `policy.rs` | what is decided on a decoded message before the engine runs it: scopes, mirrored headers, the era |
 //! | `mirrored.rs` | header values that mirror the body: the Base64 sentinel form, a tool's `Mcp-Param-*` headers against its arguments |
@@ -35,8 +38,10 @@
 mod auth;
 mod body;
 mod config;
+mod connections;
 mod cors;
 mod endpoint;
+mod fd_limit;
 mod headers;
 mod idle;
 mod media;
@@ -49,6 +54,7 @@ mod serve;
 mod service;
 mod session;
 mod sessions;
+mod shed;
 mod sse;
 mod stateless;
 mod ticker;

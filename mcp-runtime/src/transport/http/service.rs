@@ -1,6 +1,6 @@
 //! [`McpHttpService`]: the endpoint as a hyper and tower `Service`, and its shutdown.
 
-use super::idle::Activity;
+use super::connections::{Activity, RequestBody};
 use super::sessions::{Limits, Sessions};
 use super::sse::{KeepAlive, StreamSettings};
 use super::{HttpConfig, McpBody};
@@ -132,7 +132,8 @@ impl McpHttpService {
     }
 
     /// The service of one connection [`serve`](Self::serve) accepted from `peer`: its requests
-    /// carry the peer's address and report to the connection's `activity`. Its future is the
+    /// carry the peer's address and report to the connection's `activity` (a request in flight,
+    /// its body as it arrives). Its future is the
     /// handler's own type, which hyper keeps in the connection's state, where the `Service`
     /// impls below box a future for every request.
     pub(super) fn for_connection(
@@ -145,6 +146,7 @@ impl McpHttpService {
         let inner = Arc::clone(&self.inner);
         hyper::service::service_fn(move |request| {
             let in_flight = activity.request();
+            let request = request.map(|body| RequestBody::new(body, &activity));
             Arc::clone(&inner)
                 .handle(request, Some(peer))
                 .map(move |answer| Ok(answer.map(|body| body.in_flight(in_flight))))
