@@ -142,3 +142,15 @@ fn sse(body: McpBody) -> Answer {
     headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
     answer
 }
+
+impl super::failure::Failure {
+    /// The answer: the error, with `Retry-After` when the server is unavailable.
+    pub fn answer(self) -> Answer {
+        let unavailable = self.status == StatusCode::SERVICE_UNAVAILABLE;
+        let mut answer = error(self.status, self.code, self.message);
+        if unavailable {
+            answer.headers_mut().insert(hyper::header::RETRY_AFTER, hyper::header::HeaderValue::from_static("1"));
+        }
+        answer
+    }
+}

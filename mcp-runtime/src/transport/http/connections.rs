@@ -6,7 +6,7 @@
 //! A request costs a few relaxed atomic updates of its own connection's `Activity`, which
 //! only the sweeper and a shed scan ever read: no lock, no allocation.
 
-use super::sessions::Client;
+use super::client::Client;
 use crate::sync::lock;
 use futures_util::task::AtomicWaker;
 use hyper::body::{Body, Frame, SizeHint};

@@ -2,11 +2,12 @@
 //! `GET` (a session's stream, or the resumption of one), `DELETE` (the end of a session).
 
 use super::body::{self, Answer};
+use super::client::Client;
 use super::headers::{Accepts, Failure, LAST_EVENT_ID, RequestHeaders, SESSION_ID, bad_request, header};
 use super::policy::Route;
 use super::service::Inner;
 use super::session::HttpSession;
-use super::sessions::{self, Client, Refused};
+use super::sessions::{self, Refused};
 use super::{code, cors, security, sse, stateless};
 use crate::clip::clip;
 use crate::engine::{Received, encode_rejected};

@@ -3,6 +3,7 @@
 
 use super::body::{self, Answer};
 use super::code;
+pub(super) use super::failure::Failure;
 use super::media::{self, NotJson};
 use crate::protocol::ProtocolVersion;
 use hyper::StatusCode;
@@ -171,37 +172,6 @@ pub(super) fn header(headers: &HeaderMap, name: HeaderName) -> Option<&str> {
 
 pub(super) fn bad_request(message: impl Into<String>) -> Answer {
     body::error(StatusCode::BAD_REQUEST, code::BAD_REQUEST, message)
-}
-
-/// An error answer, built once it is returned.
-pub(super) struct Failure {
-    pub status: StatusCode,
-    pub code: i32,
-    pub message: String,
-}
-
-impl Failure {
-    pub fn bad_request(message: impl Into<String>) -> Self {
-        Self { status: StatusCode::BAD_REQUEST, code: code::BAD_REQUEST, message: message.into() }
-    }
-
-    /// 503: the session store is unreachable (feature `redis`).
-    pub fn store_unavailable() -> Self {
-        Self {
-            status: StatusCode::SERVICE_UNAVAILABLE,
-            code: crate::jsonrpc::code::INTERNAL_ERROR,
-            message: "Service Unavailable: the session store is unreachable; retry shortly".into(),
-        }
-    }
-
-    pub fn answer(self) -> Answer {
-        let unavailable = self.status == StatusCode::SERVICE_UNAVAILABLE;
-        let mut answer = body::error(self.status, self.code, self.message);
-        if unavailable {
-            answer.headers_mut().insert(hyper::header::RETRY_AFTER, hyper::header::HeaderValue::from_static("1"));
-        }
-        answer
-    }
 }
 
 #[cfg(test)]

@@ -27,20 +27,24 @@
 //! | `security.rs` | the Origin/Host allow-lists (DNS-rebinding protection) |
 //! | `cors.rs` | CORS for the allowed origins: preflights, the headers a page may read |
 //! | `replicas/` | several replicas sharing sessions through Redis (feature `redis`): records, streams, the bus between replicas |
+//! | `client.rs` | who a client is to the per-client shares of sessions and connections: its address, or its verified caller |
 //! | `sessions.rs` | the session table: ids, the caps (in all, per client), the handshake and idle timeouts |
 //! | `session.rs` | one session: its engine connection and its streams |
 //! | `sse.rs` | event encoding, event ids, the per-stream replay log |
 //! | `body.rs` | [`McpBody`] and the shapes of the answers |
+//! | `failure.rs` | why a request is refused, as data (`body.rs` makes its answer) |
 //! | `auth.rs` | bearer tokens, `401`/`403` challenges, protected-resource metadata (feature `auth`) |
 //! | `tls.rs` | [`TlsConfig`] and HTTPS connections (feature `tls`) |
 
 #[cfg(feature = "auth")]
 mod auth;
 mod body;
+mod client;
 mod config;
 mod connections;
 mod cors;
 mod endpoint;
+mod failure;
 mod fd_limit;
 mod headers;
 mod idle;

@@ -4,7 +4,7 @@
 //! A record takes at most [`MAX_RECORD_BYTES`]; what the store holds of a session counts
 //! against the session's budget on each replica holding it.
 
-use super::super::headers::Failure;
+use super::super::failure::Failure;
 use super::bus::Note;
 use super::{Replicas, Unavailable};
 use crate::logging::LoggingLevel;
