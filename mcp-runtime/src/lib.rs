@@ -49,7 +49,6 @@ mod param;
 mod prompt;
 mod protocol;
 mod registry;
-mod remote;
 mod required_state;
 mod resource;
 mod router;

@@ -46,6 +46,9 @@ pub(crate) struct Request<'a> {
     pub meta: Option<&'a RawValue>,
     /// `_meta`, parsed, when it names a protocol version: the request is stateless.
     pub stateless_meta: Option<Map<String, Value>>,
+    /// The client's network address (its host, as `transport/http/client.rs` reduces it), set by the HTTP transport
+    /// for what counts per client; `None` as decoded (stdio, in memory).
+    pub peer: Option<std::net::IpAddr>,
 }
 
 impl Request<'_> {
@@ -153,6 +156,7 @@ fn request<'a>(id: RequestId, name: Cow<'a, str>, params: Option<&'a RawValue>) 
         reference: members.reference,
         meta: members.meta,
         stateless_meta,
+        peer: None,
     })
 }
 

@@ -160,8 +160,8 @@ impl<'a> RequestInfo<'a> {
         match self.caller_id() {
             #[cfg(feature = "auth")]
             CallerId::Verified(owner) => Some(owner.to_string()),
-            CallerId::Remote(crate::remote::Remote::Host(address)) => Some(format!("address:{address}")),
-            CallerId::Remote(_) => None,
+            CallerId::Remote(Some(address)) => Some(format!("address:{address}")),
+            CallerId::Remote(None) => None,
         }
     }
 
@@ -171,7 +171,7 @@ impl<'a> RequestInfo<'a> {
         if let Some(caller) = crate::auth::current_caller() {
             return CallerId::Verified(crate::auth::SessionOwner::of(&caller));
         }
-        CallerId::Remote(crate::remote::current())
+        CallerId::Remote(self.request.peer)
     }
 }
 
@@ -182,8 +182,9 @@ pub(crate) enum CallerId {
     /// Whom the request's token was issued for, by whom (feature `auth`).
     #[cfg(feature = "auth")]
     Verified(crate::auth::SessionOwner),
-    /// The client's host, or the one local client.
-    Remote(crate::remote::Remote),
+    /// The client's host (`None`: the one local client, or an HTTP client whose address the
+    /// transport does not know).
+    Remote(Option<std::net::IpAddr>),
 }
 
 /// A request's response, as a watcher sees it.

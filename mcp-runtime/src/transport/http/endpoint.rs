@@ -41,9 +41,7 @@ impl Inner {
         // on by value made each layer's future larger than the last (3 KB, copied whenever a
         // future moves; bench/NOTES.md).
         let (parts, body) = request.into_parts();
-        // Whom the engine's per-client work (rate limits, audit records) counts it against.
-        let address = address_of(peer, &parts.extensions);
-        crate::remote::from(address, async move {
+        async move {
             let config = &self.config;
             let headers = RequestHeaders::read(&parts.headers);
             let origin = match security::check(&config.hosts, &config.origins, &parts.uri, &headers) {
@@ -61,7 +59,7 @@ impl Inner {
             let mut answer = self.respond(&parts, &headers, body, peer).await;
             cors::expose(&mut answer, origin);
             answer
-        })
+        }
     }
 
     /// Whether `path` is the endpoint's, or (feature `auth`) one the metadata is served at.
@@ -224,7 +222,7 @@ impl Inner {
         };
 
         // Decoded once: every decision below, and the engine, read this one value.
-        let message = match message::decode(&bytes) {
+        let mut message = match message::decode(&bytes) {
             Ok(message) => message,
             Err(rejected) => {
                 // A session's request whose params do not fit is answered as the engine answers
@@ -234,6 +232,10 @@ impl Inner {
                 return body::json(status, encode_rejected(&rejected).bytes);
             }
         };
+        // Whom the engine's per-client work (rate limits, audit records) counts it against.
+        if let Message::Request(request) = &mut message {
+            request.peer = address_of(peer, &parts.extensions).map(super::client::host);
+        }
         let is_request = match self.admit(headers, &message, stateless_client) {
             Route::Refused(refusal) => return refusal,
             // The other era's requests and a session's first run futures of their own, each as
