@@ -17,9 +17,10 @@ step() { printf '\n==> %s\n' "$*" >&2; }
 step "cargo fmt --check"
 cargo fmt --all --check
 
-step "cargo clippy (all features, and the runtime's lean default build)"
+step "cargo clippy (all features, the workspace's default features, and the runtime's lean build)"
 cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
-cargo clippy -p mcp-runtime --locked -- -D warnings
+cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo clippy -p mcp-runtime --no-default-features --locked -- -D warnings
 
 step "cargo doc (no broken links in the public docs)"
 RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --all-features \

@@ -4,8 +4,8 @@
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::testing::{TestClient, TestServer};
-use mcp_tests::http::logged_address;
 use mcp_tests::HttpClient;
+use mcp_tests::http::logged_address;
 use serde_json::{Value, json};
 use std::process::Stdio;
 

@@ -6,7 +6,7 @@ use mcp_runtime::middleware::{AuditLog, AuditOutcome, AuditRecord, Middleware, R
 use mcp_runtime::prelude::*;
 use mcp_runtime::testing::TestClient;
 use mcp_tests::{HttpClient, spec_2025_11_25, spec_2026_07_28};
-use serde_json::{Value, json};
+use serde_json::json;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -281,6 +281,7 @@ async fn over_http_records_name_the_address_a_digest_of_the_session_and_no_secre
 mod rate_limit {
     use super::*;
     use mcp_runtime::middleware::{Quota, RateLimit};
+    use serde_json::Value;
     use std::net::SocketAddr;
     use std::num::NonZeroU32;
 
