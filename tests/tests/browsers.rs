@@ -6,6 +6,7 @@
 //! headers). The same page from an origin the server does not allow gets nothing: its
 //! preflight, like any request of that origin, is refused (DNS-rebinding protection).
 //! Every message the page received is validated against the official schemas.
+#![cfg(feature = "services")]
 
 use hyper::{Method, StatusCode};
 use mcp_runtime::http::HttpConfig;

@@ -3,6 +3,7 @@
 //! a restarted one back, streams SSE as it comes, passes `Last-Event-ID` and the client's
 //! `Host` and `Origin` on; Redis keeps its data across `stop` and `restart` and loses it when
 //! killed. `tests/tests/replicas.rs` relies on all of it.
+#![cfg(feature = "services")]
 
 use hyper::StatusCode;
 use mcp_tests::HttpClient;

@@ -4,6 +4,7 @@
 //! reach different replicas; replicas die (SIGKILL), restart, and Redis goes away and comes
 //! back, and the session goes on. `scripts/services.sh` installs redis-server and nginx, and
 //! the fixture must be built (`cargo build -p conformance`).
+#![cfg(feature = "services")]
 
 use hyper::StatusCode;
 use mcp_tests::HttpClient;

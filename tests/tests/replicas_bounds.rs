@@ -4,6 +4,7 @@
 //! conformance fixture (`mcp_tests::cluster`) share one real `redis-server`; the tests talk to
 //! each replica directly (a load balancer would hide the client's address), from several
 //! loopback addresses to be several clients.
+#![cfg(feature = "services")]
 
 use hyper::{Method, StatusCode};
 use mcp_tests::HttpClient;
