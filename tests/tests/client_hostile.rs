@@ -112,17 +112,22 @@ async fn a_retry_zero_stream_is_reopened_after_a_growing_delay_then_given_up() {
     client.close().await;
 }
 
+/// A client of `endpoint` sending a custom header (`X-Api-Key`) and a bearer token.
+async fn connect_with_credentials(endpoint: &HostileServer) -> Client {
+    builder()
+        .header("X-Api-Key", "secret-key")
+        .bearer_token("secret-token")
+        .connect_http(&endpoint.url())
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
 async fn a_redirect_to_another_origin_drops_custom_headers_and_credentials() {
     let target = HostileServer::start(Behaviour::default()).await;
     let redirect = Some(target.url());
     let endpoint = HostileServer::start(Behaviour { redirect, ..Behaviour::default() }).await;
-    let client = builder()
-        .header("X-Api-Key", "secret-key")
-        .bearer_token("secret-token")
-        .connect_http(&endpoint.url())
-        .await
-        .unwrap();
+    let client = connect_with_credentials(&endpoint).await;
     assert_eq!(client.call_tool("ok", json!({})).await.unwrap().text(), Some("fine"));
     client.close().await;
     let (asked, followed) = (endpoint.requests(), target.requests());
@@ -144,12 +149,7 @@ async fn a_redirect_to_another_origin_drops_custom_headers_and_credentials() {
 async fn a_redirect_within_the_origin_keeps_custom_headers_and_credentials() {
     let redirect = Some("/moved".to_owned());
     let endpoint = HostileServer::start(Behaviour { redirect, ..Behaviour::default() }).await;
-    let client = builder()
-        .header("X-Api-Key", "secret-key")
-        .bearer_token("secret-token")
-        .connect_http(&endpoint.url())
-        .await
-        .unwrap();
+    let client = connect_with_credentials(&endpoint).await;
     assert_eq!(client.call_tool("ok", json!({})).await.unwrap().text(), Some("fine"));
     client.close().await;
     let moved: Vec<_> = endpoint.requests().into_iter().filter(|r| r.path == "/moved").collect();

@@ -6,6 +6,7 @@
 use mcp_runtime::http::{HttpConfig, McpHttpService};
 use mcp_tests::HttpClient;
 use mcp_tests::http::logged_address;
+use mcp_tests::log::CapturedLog;
 use mcp_tests::robust::server;
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -333,27 +334,6 @@ async fn two_session_ids_or_two_protocol_versions_are_a_bad_request() {
     }
 }
 
-/// Collects what the test's tracing subscriber writes.
-#[derive(Clone, Default)]
-struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Captured {
-    fn lines_with(&self, needle: &str) -> usize {
-        String::from_utf8_lossy(&self.0.lock().unwrap()).lines().filter(|line| line.contains(needle)).count()
-    }
-}
-
 /// With a cap of one connection, a second waits (it is not refused) until the first closes,
 /// and the cap's warning is logged once however often the cap is met. (The runtime of
 /// `#[tokio::test]` is one thread, so the subscriber set here sees the server's tasks.) The
@@ -361,10 +341,7 @@ impl Captured {
 /// clock (a second here): it closes before.
 #[tokio::test]
 async fn connections_past_the_cap_wait_and_the_log_says_so_once() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt().with_writer(move || writer.clone()).finish();
-    let _default = tracing::subscriber::set_default(subscriber);
+    let (captured, _capturing) = CapturedLog::start();
     let running = start(HttpConfig::default().max_connections(1).max_connections_per_client(4)).await;
     let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
     let request = format!("{POST_HEAD}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{ping}", ping.len());
@@ -386,7 +363,7 @@ async fn connections_past_the_cap_wait_and_the_log_says_so_once() {
         let answer = read_to_end(&mut stream).await;
         assert_eq!(status_of(&answer), 400, "served once a place is free: {answer}"); // no session id
     }
-    assert_eq!(captured.lines_with("connections open"), 1, "one warning for the cap, met four times");
+    assert_eq!(captured.lines_with("connections open").len(), 1, "one warning for the cap, met four times");
 }
 
 /// Out of file descriptors (the limit lowered to 32 under a running server, whose connection cap
@@ -395,15 +372,8 @@ async fn connections_past_the_cap_wait_and_the_log_says_so_once() {
 /// a fresh client's `initialize` is answered while they are still held.
 #[tokio::test]
 async fn out_of_file_descriptors_the_accept_loop_warns_once_and_sheds_stalled_bodies() {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_robust-http-server"))
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let (address, log) = logged_address(child.stderr.take().unwrap()).await;
-    let lines = collect_lines(log);
+    let (mut child, address, lines) =
+        start_logged(tokio::process::Command::new(env!("CARGO_BIN_EXE_robust-http-server"))).await;
     let pid = child.id().unwrap().to_string();
     let lowered = std::process::Command::new("prlimit").args(["--pid", &pid, "--nofile=32"]).status().unwrap();
     assert!(lowered.success(), "prlimit --nofile=32");
@@ -467,6 +437,22 @@ async fn closed_by_server(stream: &mut TcpStream, limit: Duration) -> bool {
             Err(_) => return false,
         }
     }
+}
+
+/// Starts the server `command` runs, its stderr piped: the child (killed when dropped), the
+/// address it logged, and the rest of its log, collected until it ends.
+async fn start_logged(
+    mut command: tokio::process::Command,
+) -> (tokio::process::Child, SocketAddr, tokio::task::JoinHandle<Vec<String>>) {
+    let mut child = command
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let (address, log) = logged_address(child.stderr.take().unwrap()).await;
+    (child, address, collect_lines(log))
 }
 
 /// The rest of a server's log, collected until it ends.
@@ -567,17 +553,11 @@ async fn at_the_cap_stalled_bodies_are_shed_and_a_fresh_client_is_answered() {
 /// client is past its share) or shed.
 #[tokio::test]
 async fn under_a_low_descriptor_limit_the_cap_follows_it_and_stalled_bodies_are_shed() {
-    let mut child = tokio::process::Command::new("sh")
+    let mut command = tokio::process::Command::new("sh");
+    command
         .args(["-c", "ulimit -n 256 && exec \"$0\"", env!("CARGO_BIN_EXE_robust-http-server")])
-        .env("RUST_LOG", "info")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let (address, log) = logged_address(child.stderr.take().unwrap()).await;
-    let lines = collect_lines(log);
+        .env("RUST_LOG", "info");
+    let (mut child, address, lines) = start_logged(command).await;
     let mut stalled = Vec::new();
     for _ in 0..300 {
         stalled.push(stalled_body([127, 0, 0, 1], address).await);
