@@ -118,6 +118,18 @@ impl Budget {
         self.own.give(bytes);
         self.server.give(bytes);
     }
+
+    /// Holds `now` bytes for something that held `was`: takes the growth (or refuses it, and
+    /// nothing changes), gives back the shrinkage.
+    pub fn resize(&self, was: usize, now: usize) -> Result<(), OverBudget> {
+        match now.checked_sub(was) {
+            Some(more) => self.try_reserve(more),
+            None => {
+                self.release(was - now);
+                Ok(())
+            }
+        }
+    }
 }
 
 /// Bytes taken from a budget for as long as this lives (what a running handler keeps).

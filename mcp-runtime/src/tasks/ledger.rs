@@ -49,13 +49,7 @@ impl Ledger {
             .entry(account.to_owned())
             .or_insert_with(|| (Arc::new(Budget::new(self.per_owner, Arc::clone(&self.server))), 0));
         let budget = Arc::clone(budget);
-        let result = match bytes.checked_sub(before) {
-            Some(more) => budget.try_reserve(more),
-            None => {
-                budget.release(before - bytes);
-                Ok(())
-            }
-        };
+        let result = budget.resize(before, bytes);
         match (result, entries.tasks.get_mut(id)) {
             (Ok(()), Some(charge)) => charge.bytes = bytes,
             (Ok(()), None) => {

@@ -83,14 +83,9 @@ impl Charged {
     pub fn set(&self, budget: &Budget, record: usize, state: usize, anyway: bool) -> Result<(), OverBudget> {
         let mut charged = lock(&self.0);
         let (was, now) = (charged.0 + charged.1, record + state);
-        if now > was {
-            if anyway {
-                budget.reserve_anyway(now - was);
-            } else {
-                budget.try_reserve(now - was)?;
-            }
-        } else {
-            budget.release(was - now);
+        match now.checked_sub(was) {
+            Some(more) if anyway => budget.reserve_anyway(more),
+            _ => budget.resize(was, now)?,
         }
         *charged = (record, state);
         Ok(())
