@@ -353,12 +353,10 @@ impl Connection {
         if let Some(link) = task_link
             && let Some(call) = call.take()
         {
-            let registry = self.core.catalog.snapshot();
-            let scopes = registry.tools.get(call.target()).map_or(&[][..], |tool| tool.scopes);
             let new = tasks::NewTask {
                 id: link.id.clone(),
                 ttl: self.core.tasks.ttl,
-                access: crate::tasks::Access::of(&ctx, scopes),
+                access: crate::tasks::Access::of(&ctx, call.task_scopes()),
                 held: call.arguments_len,
             };
             let flavor = tasks::Flavor::Extension(call, link);

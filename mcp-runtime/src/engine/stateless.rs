@@ -49,9 +49,10 @@ pub(super) struct StatelessCall {
     target: String,
     /// An authenticated caller's lists and reads may differ per user: not for shared caches.
     private: bool,
-    /// A call of a tool with task support from a client that declared the tasks extension:
-    /// it becomes a task if its handler waits (`engine/tasks.rs`).
-    as_task: bool,
+    /// For a call of a tool with task support from a client that declared the tasks
+    /// extension, the tool's scopes (a task it becomes needs them to be read): it becomes a
+    /// task if its handler waits (`engine/tasks.rs`).
+    as_task: Option<&'static [&'static str]>,
     /// The length of the call's arguments: what its handler holds, charged to a task it becomes.
     pub arguments_len: usize,
 }
@@ -79,11 +80,11 @@ impl Connection {
         };
         let registry = self.core.catalog.snapshot();
         let declares_tasks = super::tasks::declares_extension(&meta.capabilities);
-        let task_support = match method {
+        let (task_support, scopes) = match method {
             Method::ToolsCall if registry.has_task_tools => {
-                registry.tools.get(&target).map_or(TaskSupport::Forbidden, |tool| tool.task)
+                registry.tools.get(&target).map_or((TaskSupport::Forbidden, &[][..]), |tool| (tool.task, tool.scopes))
             }
-            _ => TaskSupport::Forbidden,
+            _ => (TaskSupport::Forbidden, &[][..]),
         };
         if task_support == TaskSupport::Required && !declares_tasks {
             return answer(Err(super::tasks::extension_required()));
@@ -94,7 +95,7 @@ impl Connection {
             cacheable: method.is_cacheable(),
             target,
             private: has_verified_caller(),
-            as_task: task_support != TaskSupport::Forbidden && declares_tasks,
+            as_task: (task_support != TaskSupport::Forbidden && declares_tasks).then_some(scopes),
             arguments_len: request.arguments.map_or(0, |arguments| arguments.get().len()),
         };
         let route = match method {
@@ -159,7 +160,7 @@ impl Connection {
             cacheable: false,
             target: String::new(),
             private: has_verified_caller(),
-            as_task: false,
+            as_task: None,
             arguments_len: 0,
         };
         self.run_handler(request.id, task, sink, Some(call), trace.take())
@@ -213,12 +214,12 @@ impl StatelessCall {
     }
 
     pub fn runs_as_task(&self) -> bool {
-        self.as_task
+        self.as_task.is_some()
     }
 
-    /// What the request acts on (a tool's name).
-    pub fn target(&self) -> &str {
-        &self.target
+    /// The scopes of the tool a call that may become a task runs.
+    pub fn task_scopes(&self) -> &'static [&'static str] {
+        self.as_task.unwrap_or_default()
     }
 
     /// A task's finished handler: its result, for the task record (no `resultType`), or the

@@ -518,16 +518,18 @@ impl Connection {
                 format!("Method not found: tool `{}` runs only as a task; add `task` to the call's params", tool.name),
             )),
             (_, None) => None,
-            (_, Some(ttl)) => Some(self.start_session_task(request, &registry, ttl, sink, trace.take())),
+            (_, Some(ttl)) => Some(self.start_session_task(request, &registry, tool.scopes, ttl, sink, trace.take())),
         }
     }
 
-    /// Starts the task a 2025-11-25 call asked for: the handler's requests to the client go out
-    /// on the session (the call's own stream ends with the task's handle), naming the task.
+    /// Starts the task a 2025-11-25 call asked for, of a tool needing `scopes`: the handler's
+    /// requests to the client go out on the session (the call's own stream ends with the
+    /// task's handle), naming the task.
     fn start_session_task(
         &self,
         request: &Request<'_>,
         registry: &Arc<crate::registry::Registry>,
+        scopes: &[&str],
         ttl: Option<u64>,
         sink: &Sink,
         trace: Option<crate::telemetry::Trace>,
@@ -558,7 +560,6 @@ impl Connection {
                 return Received::Answer(encode_answer(&id, reply.map(Reply::Serialized)));
             }
         };
-        let scopes = request.target.as_deref().and_then(|name| registry.tools.get(name)).map_or(&[][..], |t| t.scopes);
         let held = request.arguments.map_or(0, |arguments| arguments.get().len());
         let new = NewTask { id: link.id.clone(), ttl, access: Access::of(&ctx, scopes), held };
         self.start_task(id, new, ctx, handler, Flavor::Session(link), sink, task.on_panic)
