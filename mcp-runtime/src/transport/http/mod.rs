@@ -32,6 +32,7 @@
 //! | `session.rs` | one session: its engine connection and its streams |
 //! | `sse.rs` | event encoding, event ids, the per-stream replay log |
 //! | `body.rs` | [`McpBody`] and the shapes of the answers |
+//! | `code.rs` | the JSON-RPC codes of the transport's own errors |
 //! | `failure.rs` | why a request is refused, as data (`body.rs` makes its answer) |
 //! | `auth.rs` | bearer tokens, `401`/`403` challenges, protected-resource metadata (feature `auth`) |
 //! | `tls.rs` | [`TlsConfig`] and HTTPS connections (feature `tls`) |
@@ -40,6 +41,7 @@
 mod auth;
 mod body;
 mod client;
+mod code;
 mod config;
 mod connections;
 mod cors;
@@ -73,9 +75,3 @@ pub(crate) use serve::{bind, serve};
 pub use service::McpHttpService;
 #[cfg(feature = "tls")]
 pub use tls::TlsConfig;
-
-/// JSON-RPC codes of the transport's own errors (as the reference servers use them).
-mod code {
-    pub const BAD_REQUEST: i32 = -32000;
-    pub const SESSION_NOT_FOUND: i32 = -32001;
-}

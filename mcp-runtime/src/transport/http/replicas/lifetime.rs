@@ -81,7 +81,7 @@ return 1
 
 /// Whether a session ends whatever, or only once its record is gone from Redis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(in super::super) enum Ending {
+pub(crate) enum Ending {
     /// The client ended it (`DELETE`).
     Now,
     /// Its time ran out on this replica (idle, or no request after `initialize`): it ends

@@ -19,11 +19,11 @@ use std::sync::Mutex;
 
 /// The most a session's record may take in the store: what a client says of itself
 /// (`initialize` keeps at most 64 KiB of it) and its subscriptions, with room to spare.
-pub(in super::super) const MAX_RECORD_BYTES: usize = 256 * 1024;
+pub(crate) const MAX_RECORD_BYTES: usize = 256 * 1024;
 
 /// Why a change of a session was not saved in the store.
 #[derive(Debug)]
-pub(in super::super) enum Unsaved {
+pub(crate) enum Unsaved {
     /// The store is unreachable.
     Unavailable,
     /// The session ended (or expired) meanwhile.
@@ -75,7 +75,7 @@ impl Unsaved {
 /// charged to the session's budget on this replica: Redis memory a client makes the server
 /// keep counts as the memory the replica keeps for it.
 #[derive(Debug, Default)]
-pub(in super::super) struct Charged(Mutex<(usize, usize)>);
+pub(crate) struct Charged(Mutex<(usize, usize)>);
 
 impl Charged {
     /// Charges `budget` for `record` and `state` bytes instead of what was charged before.
@@ -98,7 +98,7 @@ impl Charged {
 }
 
 #[derive(Debug, Serialize, Deserialize)]
-pub(in super::super) struct SessionRecord {
+pub(crate) struct SessionRecord {
     version: String,
     client_info: Option<Implementation>,
     capabilities: Map<String, Value>,
