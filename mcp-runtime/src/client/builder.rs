@@ -60,6 +60,8 @@ pub struct ClientBuilder {
     bearer: Option<String>,
     headers: Vec<(String, String)>,
     http_client: Option<reqwest::Client>,
+    #[cfg(feature = "oauth")]
+    oauth: Option<super::oauth::OAuth>,
 }
 
 impl Default for ClientBuilder {
@@ -75,6 +77,8 @@ impl Default for ClientBuilder {
             bearer: None,
             headers: Vec::new(),
             http_client: None,
+            #[cfg(feature = "oauth")]
+            oauth: None,
         }
     }
 }
@@ -177,6 +181,16 @@ impl ClientBuilder {
         self
     }
 
+    /// Signs in to an OAuth-protected HTTP server (feature `oauth`): the first request the
+    /// server refuses runs the authorization flow of the MCP specification, whose tokens then
+    /// go with every request and are refreshed as they expire. See [`oauth`](super::oauth).
+    #[cfg(feature = "oauth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
+    pub fn oauth(mut self, oauth: super::oauth::OAuth) -> Self {
+        self.oauth = Some(oauth);
+        self
+    }
+
     /// Sends this header with every HTTP request.
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.headers.push((name.into(), value.into()));
@@ -225,7 +239,28 @@ impl ClientBuilder {
             let name = reqwest::header::HeaderName::from_bytes(name.as_bytes()).map_err(|_| invalid())?;
             headers.append(name, reqwest::header::HeaderValue::from_str(value).map_err(|_| invalid())?);
         }
-        let transport = HttpTransport::new(client, url, self.bearer.as_deref(), headers, self.max_message_size, inbox)?;
+        #[cfg(feature = "oauth")]
+        let authorization = match self.oauth.take() {
+            Some(oauth) => {
+                let endpoint = reqwest::Url::parse(url)
+                    .map_err(|e| ClientError::Transport(format!("invalid URL {url:?}: {e}")))?;
+                Some(Arc::new(super::oauth::Authorizer::new(oauth, client.clone(), &endpoint)) as _)
+            }
+            None => None,
+        };
+        #[cfg(not(feature = "oauth"))]
+        let authorization = None;
+        let transport = HttpTransport::new(
+            client,
+            url,
+            self.bearer.as_deref(),
+            headers,
+            self.max_message_size,
+            inbox,
+            authorization,
+        )?;
+        // Signing in may take the user minutes: done before the first request, whose time is limited.
+        transport.sign_in().await?;
         self.connect(Link::Http(transport), received).await
     }
 

@@ -48,6 +48,10 @@ pub enum ClientError {
     },
     /// The server kept asking for input past the limit of rounds.
     TooManyInputRounds(u32),
+    /// Signing in to the server failed (feature `oauth`): discovery, registration, the user's
+    /// authorization or the token endpoint; or the server refused every token obtained. The
+    /// message says which step and why; it never holds a token, a code or a secret.
+    Auth(String),
     /// The server sent a message larger than the client accepts: reading stopped at the
     /// limit ([`ClientBuilder::max_message_size`](super::ClientBuilder::max_message_size)).
     /// A stdio connection or an SSE stream cannot be read past it and is closed.
@@ -86,6 +90,7 @@ impl fmt::Display for ClientError {
                 write!(f, "no protocol version in common (the server speaks {})", supported.join(", "))
             }
             Self::TooManyInputRounds(rounds) => write!(f, "the server asked for input more than {rounds} times"),
+            Self::Auth(why) => write!(f, "authorization failed: {why}"),
             Self::MessageTooLarge { limit, what } => write!(
                 f,
                 "the server sent {what} over the client's limit of {limit} bytes \

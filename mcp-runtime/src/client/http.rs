@@ -5,6 +5,7 @@
 //! `sse.rs`), redirects are followed here (`redirect.rs`), and streams are reopened with a
 //! backoff (`reconnect.rs`).
 
+use super::authorization::Authorization;
 use super::bounded;
 use super::error::ClientError;
 use super::reconnect::{Backoff, MAX_FAILURES};
@@ -59,6 +60,9 @@ struct Shared {
     streams: Mutex<HashMap<RequestId, AbortHandle>>,
     listening: Mutex<Option<AbortHandle>>,
     inbox: Inbox,
+    /// The sign-in flow, when the client has one: its token goes with every request, and a
+    /// `POST` it refuses is authorized anew and sent again.
+    authorization: Option<Arc<dyn Authorization>>,
 }
 
 impl HttpTransport {
@@ -69,6 +73,7 @@ impl HttpTransport {
         mut headers: HeaderMap,
         limit: usize,
         inbox: Inbox,
+        authorization: Option<Arc<dyn Authorization>>,
     ) -> Result<Self, ClientError> {
         let url = reqwest::Url::parse(url).map_err(|e| ClientError::Transport(format!("invalid URL {url:?}: {e}")))?;
         if let Some(token) = bearer {
@@ -86,8 +91,28 @@ impl HttpTransport {
             streams: Mutex::default(),
             listening: Mutex::default(),
             inbox,
+            authorization,
         };
         Ok(Self { shared: Arc::new(shared) })
+    }
+
+    /// Makes sure the client holds a token the server accepts, before any request whose time is
+    /// limited: a `ping` the server refuses (401) runs the sign-in flow, however long the user
+    /// takes. Nothing happens without a flow, or with a token in store; what the server answers
+    /// the `ping` otherwise does not matter.
+    pub async fn sign_in(&self) -> Result<(), ClientError> {
+        let Some(authorization) = &self.shared.authorization else { return Ok(()) };
+        if authorization.token().await.is_some() {
+            return Ok(());
+        }
+        let probe = r#"{"jsonrpc":"2.0","id":"sign-in","method":"ping"}"#;
+        let request = self
+            .shared
+            .request(reqwest::Method::POST)
+            .header(ACCEPT, "application/json, text/event-stream")
+            .header(CONTENT_TYPE, "application/json")
+            .body(probe);
+        self.shared.execute(request).await.map(drop)
     }
 
     /// The version the `MCP-Protocol-Version` header names (`None`: no header, as for `initialize`).
@@ -217,10 +242,40 @@ impl Shared {
         Err(ClientError::Http { status, body: String::from_utf8_lossy(&body).into_owned() })
     }
 
+    /// Sends `request` with the sign-in flow's token, if any. A `POST` the server refuses for its
+    /// token is authorized anew and sent again, at most the flow's limit of times; other
+    /// requests (the streams, the session's end) only carry the token.
+    async fn execute(&self, request: reqwest::RequestBuilder) -> Result<Response, ClientError> {
+        let request = request.build().map_err(transport)?;
+        let Some(authorization) = &self.authorization else { return self.send_following(request).await };
+        let may_authorize = request.method() == reqwest::Method::POST;
+        let mut authorizations = 0;
+        loop {
+            let mut attempt = request.try_clone().ok_or_else(|| ClientError::Transport("a streaming body".into()))?;
+            let token = authorization.token().await;
+            if let Some(token) = &token {
+                let value = HeaderValue::from_str(&format!("Bearer {token}"))
+                    .map_err(|_| ClientError::Auth("the access token is not a valid header value".into()))?;
+                attempt.headers_mut().insert(AUTHORIZATION, value);
+            }
+            let response = self.send_following(attempt).await?;
+            let status = response.status().as_u16();
+            if !may_authorize || !authorization.refused(status, response.headers()) {
+                return Ok(response);
+            }
+            if authorizations == authorization.max_authorizations() {
+                return Err(ClientError::Auth(format!(
+                    "the server still refuses access (HTTP {status}) after {authorizations} authorizations"
+                )));
+            }
+            authorizations += 1;
+            authorization.challenged(response.headers(), token.as_deref()).await?;
+        }
+    }
+
     /// Sends `request`, following redirects (`redirect.rs`: off the endpoint's origin, without
     /// the user's headers, the token and the session id).
-    async fn execute(&self, request: reqwest::RequestBuilder) -> Result<Response, ClientError> {
-        let mut request = request.build().map_err(transport)?;
+    async fn send_following(&self, mut request: reqwest::Request) -> Result<Response, ClientError> {
         let session_home = lock(&self.session).as_ref().map_or_else(|| self.url.clone(), |(_, home)| home.clone());
         let private = redirect::Private { endpoint: &self.url, headers: &self.headers, session_home: &session_home };
         for _ in 0..=MAX_REDIRECTS {

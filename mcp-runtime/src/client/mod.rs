@@ -27,12 +27,16 @@
 //! declares. Notifications go to [`ClientBuilder::on_notification`], and a call's progress to
 //! its own callback ([`ToolCall::on_progress`]).
 
+mod authorization;
 mod bounded;
 mod builder;
 mod error;
 mod handlers;
 mod http;
 mod negotiate;
+#[cfg(feature = "oauth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
+pub mod oauth;
 mod peer;
 mod reconnect;
 mod redirect;

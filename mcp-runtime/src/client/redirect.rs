@@ -5,7 +5,7 @@
 //! cookies; the session id goes only to the origin of the server that gave it.
 
 use super::http::SESSION_ID;
-use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE, COOKIE, HeaderMap, LOCATION, PROXY_AUTHORIZATION};
+use reqwest::header::{AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, COOKIE, HeaderMap, LOCATION, PROXY_AUTHORIZATION};
 use reqwest::{Method, Request, Response, StatusCode, Url};
 
 /// The most redirects one request follows.
@@ -46,6 +46,7 @@ impl Private<'_> {
             for name in self.headers.keys() {
                 headers.remove(name);
             }
+            headers.remove(AUTHORIZATION);
             headers.remove(COOKIE);
             headers.remove(PROXY_AUTHORIZATION);
         }

@@ -1,0 +1,325 @@
+//! The authorization flow of one MCP endpoint, as the HTTP transport drives it: the token to
+//! send ([`Authorizer::token`]), and what to do when the server refuses it
+//! ([`Authorizer::challenged`]): refresh, or discover, register, choose scopes and run the grant.
+
+use super::super::error::ClientError;
+use super::challenge::Challenge;
+use super::discovery::{Discovered, ServerMetadata, discover};
+use super::fetch::{Fetch, auth_error, parse_url, printable, require_secure};
+use super::pkce::{Pkce, random};
+use super::registration::{Registration, register};
+use super::store::Stored;
+use super::token::{self, Tokens};
+use super::{Grant, OAuth, UserAgent};
+use crate::sync::lock;
+use reqwest::Url;
+use std::sync::Mutex;
+
+const OFFLINE_ACCESS: &str = "offline_access";
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+
+pub(crate) struct Authorizer {
+    oauth: OAuth,
+    fetch: Fetch,
+    /// The MCP endpoint, and its key in the store.
+    server: Url,
+    key: String,
+    /// One flow at a time: requests refused together wait for the first one's tokens.
+    flow: tokio::sync::Mutex<()>,
+    /// Whether the JWT bearer assertion was already presented (it is never presented twice).
+    asserted: Mutex<bool>,
+}
+
+impl Authorizer {
+    pub fn new(oauth: OAuth, client: reqwest::Client, server: &Url) -> Self {
+        let fetch = Fetch { client, timeout: oauth.timeout, max_response: oauth.max_response };
+        Self {
+            oauth,
+            fetch,
+            key: server.as_str().to_owned(),
+            server: server.clone(),
+            flow: tokio::sync::Mutex::new(()),
+            asserted: Mutex::new(false),
+        }
+    }
+
+    /// The access token to send, refreshed first when it has expired (`None`: not signed in yet,
+    /// the server's 401 will start the flow).
+    pub async fn token(&self) -> Option<String> {
+        let stored = self.oauth.store.load(&self.key)?;
+        let tokens = stored.tokens.as_ref()?;
+        if !tokens.expired() {
+            return Some(tokens.access_token.clone());
+        }
+        let _flow = self.flow.lock().await;
+        let mut stored = self.oauth.store.load(&self.key)?;
+        match stored.tokens.as_ref() {
+            Some(tokens) if !tokens.expired() => Some(tokens.access_token.clone()),
+            Some(_) => match self.refresh(&mut stored).await {
+                Ok(()) => stored.tokens.map(|tokens| tokens.access_token),
+                Err(error) => {
+                    tracing::info!(
+                        "mcp client: the token expired and could not be refreshed ({error}); signing in again"
+                    );
+                    None
+                }
+            },
+            None => None,
+        }
+    }
+
+    /// The server refused the request sent with `sent` (401, or 403 `insufficient_scope`):
+    /// obtains tokens that should do.
+    pub async fn challenged(&self, challenge: &Challenge, sent: Option<&str>) -> Result<(), ClientError> {
+        let _flow = self.flow.lock().await;
+        let stored = self.oauth.store.load(&self.key);
+        let current = stored.as_ref().and_then(|stored| stored.tokens.as_ref());
+        if !challenge.insufficient_scope() && current.map(|t| t.access_token.as_str()) != sent && current.is_some() {
+            return Ok(()); // another request signed in meanwhile: its token is newer than the one refused
+        }
+        let discovered = discover(&self.fetch, &self.server, challenge).await?;
+        let mut stored = match stored {
+            // Tokens belong to the authorization server that issued them: after a move, sign in anew.
+            Some(stored) if stored.server.issuer == discovered.issuer && stored.resource == discovered.resource => {
+                stored
+            }
+            Some(moved) => Stored { registrations: moved.registrations, ..Stored::default() },
+            None => Stored::default(),
+        };
+        let granted = stored.tokens.as_ref().and_then(|tokens| tokens.scope.clone());
+        stored.resource = discovered.resource.clone();
+        stored.server = discovered.server.clone();
+        if !challenge.insufficient_scope() && stored.tokens.as_ref().is_some_and(|t| t.refresh_token.is_some()) {
+            match self.refresh(&mut stored).await {
+                Ok(()) => return Ok(()),
+                Err(error) => {
+                    tracing::info!("mcp client: the token could not be refreshed ({error}); signing in again")
+                }
+            }
+        }
+        stored.tokens = None;
+        let scope = self.scope(challenge, &discovered, granted.as_deref());
+        let tokens = self.grant(&mut stored, &discovered, scope.as_deref()).await?;
+        stored.tokens = Some(tokens);
+        self.oauth.store.save(&self.key, &stored);
+        Ok(())
+    }
+
+    /// The scopes to ask for: the challenge's, else all the resource supports; with what was
+    /// granted before (a step-up keeps what the client had), the client's own, and
+    /// `offline_access` where a user signs in and the authorization server offers it.
+    fn scope(&self, challenge: &Challenge, discovered: &Discovered, granted: Option<&str>) -> Option<String> {
+        let mut scopes: Vec<String> = Vec::new();
+        let mut add = |scope: &str| {
+            if !scope.is_empty() && !scopes.iter().any(|s| s == scope) {
+                scopes.push(scope.to_owned());
+            }
+        };
+        match (&challenge.scope, &discovered.resource_scopes) {
+            (Some(asked), _) => asked.split(' ').for_each(&mut add),
+            (None, Some(supported)) => supported.iter().for_each(|s| add(s)),
+            (None, None) => {}
+        }
+        if challenge.insufficient_scope() {
+            granted.unwrap_or_default().split(' ').for_each(&mut add);
+        }
+        self.oauth.scopes.iter().for_each(|s| add(s));
+        let offers_offline =
+            discovered.server.scopes_supported.as_ref().is_some_and(|s| s.iter().any(|s| s == OFFLINE_ACCESS));
+        let wants_offline = matches!(self.oauth.grant, Grant::AuthorizationCode(_)) && offers_offline;
+        drop(add);
+        if wants_offline && !scopes.is_empty() && !scopes.iter().any(|s| s == OFFLINE_ACCESS) {
+            scopes.push(OFFLINE_ACCESS.to_owned());
+        }
+        (!scopes.is_empty()).then(|| scopes.join(" "))
+    }
+
+    /// The client's registration with the discovered authorization server: the one kept for it
+    /// (if it fits the redirect URI), else a new one.
+    async fn registration(&self, stored: &mut Stored, redirect_uri: Option<&str>) -> Result<Registration, ClientError> {
+        let issuer = stored.server.issuer.clone();
+        if let Some(kept) = stored.registrations.get(&issuer)
+            && kept.fits(redirect_uri)
+            && self.oauth.client_id.as_ref().is_none_or(|id| *id == kept.client_id)
+        {
+            return Ok(kept.clone());
+        }
+        let registration = register(&self.fetch, &self.oauth, &stored.server, redirect_uri).await?;
+        stored.registrations.insert(issuer, registration.clone());
+        self.oauth.store.save(&self.key, stored);
+        Ok(registration)
+    }
+
+    /// Runs the client's grant against the discovered authorization server.
+    async fn grant(
+        &self,
+        stored: &mut Stored,
+        discovered: &Discovered,
+        scope: Option<&str>,
+    ) -> Result<Tokens, ClientError> {
+        let resource = discovered.resource.clone();
+        let mut fields = vec![("resource", resource.clone())];
+        let redirect_uri = match &self.oauth.grant {
+            Grant::AuthorizationCode(agent) => Some(agent.redirect_uri()),
+            _ => None,
+        };
+        let registration = self.registration(stored, redirect_uri.as_deref()).await?;
+        match &self.oauth.grant {
+            Grant::AuthorizationCode(agent) => {
+                let redirect_uri = redirect_uri.unwrap_or_default();
+                let (code, verifier) = self
+                    .authorize(agent.as_ref(), &stored.server, &registration, &redirect_uri, &resource, scope)
+                    .await?;
+                fields.extend([
+                    ("grant_type", "authorization_code".to_owned()),
+                    ("code", code),
+                    ("redirect_uri", redirect_uri),
+                    ("code_verifier", verifier),
+                ]);
+            }
+            Grant::ClientCredentials => fields.push(("grant_type", "client_credentials".to_owned())),
+            Grant::JwtBearer(assertion) => {
+                if std::mem::replace(&mut *lock(&self.asserted), true) {
+                    return Err(auth_error("the workload's assertion was refused once; it is not presented again"));
+                }
+                fields.extend([("grant_type", JWT_BEARER.to_owned()), ("assertion", assertion.clone())]);
+            }
+        }
+        if let Some(scope) = scope {
+            if !matches!(self.oauth.grant, Grant::AuthorizationCode(_)) {
+                fields.push(("scope", scope.to_owned()));
+            }
+        }
+        let secret = self.oauth.secret.as_ref();
+        token::request(&self.fetch, &stored.server, &registration, secret, fields, scope)
+            .await
+            .map_err(|refused| refused.error)
+    }
+
+    /// Sends the user to the authorization endpoint and checks what comes back (`state`, `iss`,
+    /// `error`); returns the code and the PKCE verifier that goes with it.
+    async fn authorize(
+        &self,
+        agent: &dyn UserAgent,
+        server: &ServerMetadata,
+        registration: &Registration,
+        redirect_uri: &str,
+        resource: &str,
+        scope: Option<&str>,
+    ) -> Result<(String, String), ClientError> {
+        if !server.code_challenge_methods_supported.as_ref().is_some_and(|m| m.iter().any(|m| m == "S256")) {
+            return Err(auth_error(
+                "the authorization server does not advertise PKCE with S256 (code_challenge_methods_supported): \
+                 refusing to authorize without it",
+            ));
+        }
+        let mut url = server.endpoint("authorization")?;
+        require_secure(&url)?;
+        let pkce = Pkce::new()?;
+        let state = random()?;
+        {
+            let mut query = url.query_pairs_mut();
+            query
+                .append_pair("response_type", "code")
+                .append_pair("client_id", &registration.client_id)
+                .append_pair("redirect_uri", redirect_uri)
+                .append_pair("state", &state)
+                .append_pair("code_challenge", &pkce.challenge)
+                .append_pair("code_challenge_method", "S256")
+                .append_pair("resource", resource);
+            if let Some(scope) = scope {
+                query.append_pair("scope", scope);
+            }
+        }
+        let reached = agent.authorize(url.as_str()).await?;
+        let reached = parse_url(&reached, "the redirect")?;
+        let expected = parse_url(redirect_uri, "the redirect URI")?;
+        if reached.origin() != expected.origin() || reached.path() != expected.path() {
+            return Err(auth_error("the authorization server redirected somewhere else than the redirect URI"));
+        }
+        let param =
+            |name: &str| reached.query_pairs().find(|(key, _)| key == name).map(|(_, value)| value.into_owned());
+        if param("state").as_deref() != Some(state.as_str()) {
+            return Err(auth_error("the authorization response's state does not match the request's: refused"));
+        }
+        // RFC 9207: the response names its issuer where the server says it does (and wherever it
+        // does, it must be exactly the issuer asked: a mix-up attack sends another's).
+        match param("iss") {
+            Some(iss) if iss != server.issuer => {
+                return Err(auth_error(format!(
+                    "the authorization response comes from the issuer {:?}, not {:?}: refused",
+                    printable(&iss),
+                    printable(&server.issuer)
+                )));
+            }
+            None if server.authorization_response_iss_parameter_supported => {
+                return Err(auth_error("the authorization response lacks the iss its server promises: refused"));
+            }
+            _ => {}
+        }
+        if let Some(error) = param("error") {
+            let description = param("error_description").map(|d| format!(" ({})", printable(&d))).unwrap_or_default();
+            return Err(auth_error(format!("authorization refused: {}{description}", printable(&error))));
+        }
+        let code = param("code").ok_or_else(|| auth_error("the authorization response has no code"))?;
+        Ok((code, pkce.verifier))
+    }
+
+    /// Refreshes the tokens in `stored` (keeping the refresh token when a new one is not issued,
+    /// replacing it when it is: rotation), and saves them.
+    async fn refresh(&self, stored: &mut Stored) -> Result<(), ClientError> {
+        let Some(tokens) = stored.tokens.clone() else { return Err(auth_error("no tokens")) };
+        let Some(refresh_token) = tokens.refresh_token.clone() else { return Err(auth_error("no refresh token")) };
+        let registration = stored
+            .registrations
+            .get(&stored.server.issuer)
+            .cloned()
+            .ok_or_else(|| auth_error("no registration with the authorization server"))?;
+        let fields = vec![
+            ("grant_type", "refresh_token".to_owned()),
+            ("refresh_token", refresh_token.clone()),
+            ("resource", stored.resource.clone()),
+        ];
+        let secret = self.oauth.secret.as_ref();
+        match token::request(&self.fetch, &stored.server, &registration, secret, fields, tokens.scope.as_deref()).await
+        {
+            Ok(mut fresh) => {
+                fresh.refresh_token = fresh.refresh_token.or(Some(refresh_token));
+                stored.tokens = Some(fresh);
+                self.oauth.store.save(&self.key, stored);
+                Ok(())
+            }
+            Err(refused) => {
+                // A refresh token refused for good (revoked, expired, rotated away) is forgotten;
+                // one that merely could not be sent is kept for the next try.
+                if refused.code.is_some() {
+                    stored.tokens = None;
+                    self.oauth.store.save(&self.key, stored);
+                }
+                Err(refused.error)
+            }
+        }
+    }
+}
+
+impl super::super::authorization::Authorization for Authorizer {
+    fn token(&self) -> futures_util::future::BoxFuture<'_, Option<String>> {
+        Box::pin(Authorizer::token(self))
+    }
+
+    fn challenged<'a>(
+        &'a self,
+        headers: &'a reqwest::header::HeaderMap,
+        sent: Option<&'a str>,
+    ) -> futures_util::future::BoxFuture<'a, Result<(), ClientError>> {
+        Box::pin(async move { Authorizer::challenged(self, &Challenge::of(headers), sent).await })
+    }
+
+    fn refused(&self, status: u16, headers: &reqwest::header::HeaderMap) -> bool {
+        status == 401 || (status == 403 && Challenge::of(headers).insufficient_scope())
+    }
+
+    fn max_authorizations(&self) -> u32 {
+        self.oauth.max_authorizations
+    }
+}

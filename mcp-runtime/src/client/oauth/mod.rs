@@ -1,0 +1,179 @@
+//! Signing in to an OAuth-protected MCP server (feature `oauth`): the authorization flow of the
+//! MCP specification, run by the client the first time a server answers 401 (or 403 with
+//! `insufficient_scope`), then again only when a token expires, is revoked, or lacks a scope.
+//!
+//! ```no_run
+//! use mcp_runtime::client::Client;
+//! use mcp_runtime::client::oauth::{FileStore, Loopback, OAuth};
+//!
+//! # async fn run() -> Result<(), mcp_runtime::client::ClientError> {
+//! let oauth = OAuth::authorization_code(Loopback::bind().await?)
+//!     .client_name("my-agent")
+//!     .store(FileStore::new("tokens.json"));
+//! let client = Client::builder().oauth(oauth).connect_http("https://example.com/mcp").await?;
+//! # Ok(()) }
+//! ```
+//!
+//! What happens, in the order of the specification:
+//! - **Discovery** (`discovery.rs`): the `WWW-Authenticate` challenge (`challenge.rs`) names the
+//!   protected resource metadata (RFC 9728), else it is looked up at the path-based, then the
+//!   root well-known URL; its `resource` must be this server. The first authorization server
+//!   it names is asked for its metadata (RFC 8414, then OpenID discovery), whose `issuer` must be
+//!   the one asked.
+//! - **Who the client is** (`registration.rs`): pre-registered credentials; else a Client ID
+//!   Metadata Document (an HTTPS `client_id`) where the server supports it; else Dynamic Client
+//!   Registration (RFC 7591). Registrations belong to one authorization server: a resource that
+//!   moves to another registers anew.
+//! - **The grant** (`authorizer.rs`, `token.rs`): authorization code with PKCE S256, `state`,
+//!   `iss` (RFC 9207) and `resource` (RFC 8707), the user sent to the authorization page by a
+//!   [`UserAgent`] ([`Loopback`]: the browser and a listener on 127.0.0.1); or client
+//!   credentials; or a JWT bearer assertion. Token endpoint authentication `none`,
+//!   `client_secret_basic`, `client_secret_post` or `private_key_jwt`.
+//! - **Scopes**: those of the challenge, else those the resource supports, plus `offline_access`
+//!   where the authorization server offers it; on `insufficient_scope` the union of what was
+//!   granted and what is asked, at most [`OAuth::max_authorizations`] times for one request.
+//! - **Tokens** (`store.rs`): kept in a [`TokenStore`] keyed by resource and authorization
+//!   server, refreshed (with rotation) before they expire or when refused.
+//!
+//! Every response of a server or an authorization server is read within a size limit and a time
+//! limit; every endpoint must be `https` (or `http` on a loopback address, for development).
+//! Tokens, codes and secrets never appear in a log line or an error message.
+
+mod authorizer;
+mod challenge;
+mod discovery;
+mod fetch;
+mod pkce;
+mod registration;
+mod store;
+mod token;
+mod user_agent;
+
+pub(crate) use authorizer::Authorizer;
+pub use registration::ClientSecret;
+pub use store::{FileStore, MemoryStore, Stored, TokenStore};
+pub use token::Tokens;
+pub use user_agent::{Loopback, UserAgent};
+
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How a client signs in to OAuth-protected servers; given to
+/// [`ClientBuilder::oauth`](super::ClientBuilder::oauth).
+#[derive(Clone)]
+pub struct OAuth {
+    grant: Grant,
+    client_name: String,
+    client_id: Option<String>,
+    secret: Option<ClientSecret>,
+    metadata_url: Option<String>,
+    scopes: Vec<String>,
+    store: Arc<dyn TokenStore>,
+    max_authorizations: u32,
+    timeout: Duration,
+    max_response: usize,
+}
+
+/// How the client obtains tokens.
+#[derive(Clone)]
+pub(crate) enum Grant {
+    /// A user signs in through a browser ([`UserAgent`]).
+    AuthorizationCode(Arc<dyn UserAgent>),
+    /// The client acts for itself (no user): `client_credentials`.
+    ClientCredentials,
+    /// An assertion (a workload identity's JWT) exchanged for a token (RFC 7523).
+    JwtBearer(String),
+}
+
+impl OAuth {
+    /// A user signs in: the authorization code flow, with `user_agent` sending them to the
+    /// authorization page and bringing back its redirect ([`Loopback`] for a desktop or a CLI).
+    pub fn authorization_code(user_agent: impl UserAgent + 'static) -> Self {
+        Self::with_grant(Grant::AuthorizationCode(Arc::new(user_agent)))
+    }
+
+    /// The client acts on its own behalf (machine to machine): the `client_credentials` grant,
+    /// with the client's id and its secret or private key
+    /// ([`ClientSecret::Shared`], [`ClientSecret::PrivateKeyJwt`]).
+    pub fn client_credentials(client_id: impl Into<String>, secret: ClientSecret) -> Self {
+        Self::with_grant(Grant::ClientCredentials).client_id(client_id, Some(secret))
+    }
+
+    /// A workload identity: the JWT `assertion` (issued to this workload by its platform) is
+    /// exchanged for an access token with the JWT bearer grant (RFC 7523). A refused assertion
+    /// is an error; the grant is not retried or replaced by another.
+    pub fn jwt_bearer(client_id: impl Into<String>, assertion: impl Into<String>) -> Self {
+        Self::with_grant(Grant::JwtBearer(assertion.into())).client_id(client_id, None)
+    }
+
+    fn with_grant(grant: Grant) -> Self {
+        Self {
+            grant,
+            client_name: "mcp-runtime-client".into(),
+            client_id: None,
+            secret: None,
+            metadata_url: None,
+            scopes: Vec::new(),
+            store: Arc::new(MemoryStore::default()),
+            max_authorizations: 3,
+            timeout: Duration::from_secs(30),
+            max_response: 256 * 1024,
+        }
+    }
+
+    /// The name shown to the user on the consent page (`client_name` of the registration).
+    pub fn client_name(mut self, name: impl Into<String>) -> Self {
+        self.client_name = name.into();
+        self
+    }
+
+    /// Credentials registered beforehand with the authorization server: no registration is
+    /// attempted. `secret` is `None` for a public client.
+    pub fn client_id(mut self, client_id: impl Into<String>, secret: Option<ClientSecret>) -> Self {
+        self.client_id = Some(client_id.into());
+        self.secret = secret;
+        self
+    }
+
+    /// The HTTPS URL of this client's metadata document (a Client ID Metadata Document), used
+    /// as the `client_id` where the authorization server supports them, instead of registering.
+    pub fn client_metadata_url(mut self, url: impl Into<String>) -> Self {
+        self.metadata_url = Some(url.into());
+        self
+    }
+
+    /// Scopes always asked for, beside those the server asks for.
+    pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Where registrations and tokens are kept (default: in memory, for the client's life).
+    pub fn store(mut self, store: impl TokenStore + 'static) -> Self {
+        self.store = Arc::new(store);
+        self
+    }
+
+    /// How many times one request may send the user to authorize (or ask for a token) before
+    /// it fails (default 3): a server that refuses every token cannot loop the client.
+    pub fn max_authorizations(mut self, times: u32) -> Self {
+        self.max_authorizations = times.max(1);
+        self
+    }
+
+    /// How long each request to an authorization server may take (default 30 s).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+}
+
+impl std::fmt::Debug for OAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuth")
+            .field("client_name", &self.client_name)
+            .field("client_id", &self.client_id)
+            .field("scopes", &self.scopes)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,150 @@
+//! The token endpoint: one request for every grant (authorization code, refresh, client
+//! credentials, JWT bearer), authenticated as the registration says, and the [`Tokens`] it gives.
+
+use super::super::error::ClientError;
+use super::discovery::ServerMetadata;
+use super::fetch::{Fetch, auth_error, printable};
+use super::pkce::random;
+use super::registration::{ClientSecret, Registration, authenticate};
+use serde::{Deserialize, Serialize};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// How long before its expiry a token is refreshed rather than sent.
+const EXPIRY_MARGIN: u64 = 30;
+
+/// An access token, and what came with it. Its `Debug` shows no token.
+#[derive(Clone, Deserialize, Serialize, PartialEq, Eq)]
+pub struct Tokens {
+    /// The access token, sent as `Authorization: Bearer`.
+    pub access_token: String,
+    /// The refresh token, when the authorization server issued one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh_token: Option<String>,
+    /// When the access token expires, in seconds since the Unix epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<u64>,
+    /// The scopes granted (space-separated), as the authorization server said or as asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+}
+
+impl std::fmt::Debug for Tokens {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tokens")
+            .field("access_token", &"<redacted>")
+            .field("refresh_token", &self.refresh_token.as_ref().map(|_| "<redacted>"))
+            .field("expires_at", &self.expires_at)
+            .field("scope", &self.scope)
+            .finish()
+    }
+}
+
+impl Tokens {
+    /// Whether the access token has expired, or is about to.
+    pub fn expired(&self) -> bool {
+        self.expires_at.is_some_and(|at| now() + EXPIRY_MARGIN >= at)
+    }
+}
+
+/// Why the token endpoint refused a request.
+pub(crate) struct Refused {
+    /// The OAuth error code (`invalid_grant`...), when it gave one.
+    pub code: Option<String>,
+    pub error: ClientError,
+}
+
+/// Asks the token endpoint of `server` for tokens with `grant` (the grant's own form fields),
+/// authenticated as `registration`.
+pub(crate) async fn request(
+    fetch: &Fetch,
+    server: &ServerMetadata,
+    registration: &Registration,
+    secret: Option<&ClientSecret>,
+    grant: Vec<(&'static str, String)>,
+    asked_scope: Option<&str>,
+) -> Result<Tokens, Refused> {
+    let refused = |error| Refused { code: None, error };
+    let endpoint = server.endpoint("token").map_err(refused)?;
+    let (mut form, headers) = authenticate(registration, secret, &server.issuer).map_err(refused)?;
+    form.extend(grant);
+    let form: Vec<(&str, &str)> = form.iter().map(|(name, value)| (*name, value.as_str())).collect();
+    let answer = fetch.post_form(&endpoint, &form, &headers).await.map_err(refused)?;
+    if !answer.status.is_success() {
+        let error = auth_error(format!("the token endpoint refused: {}", answer.oauth_error()));
+        return Err(Refused { code: answer.error_code().map(str::to_owned), error });
+    }
+    #[derive(Deserialize)]
+    struct Issued {
+        access_token: String,
+        token_type: String,
+        refresh_token: Option<String>,
+        expires_in: Option<u64>,
+        scope: Option<String>,
+    }
+    let issued: Issued = answer.parse("the token response").map_err(refused)?;
+    if !issued.token_type.eq_ignore_ascii_case("bearer") {
+        let why =
+            format!("the token endpoint issued a {:?} token; only Bearer is supported", printable(&issued.token_type));
+        return Err(refused(auth_error(why)));
+    }
+    Ok(Tokens {
+        access_token: issued.access_token,
+        refresh_token: issued.refresh_token,
+        expires_at: issued.expires_in.map(|seconds| now() + seconds),
+        scope: issued.scope.or_else(|| asked_scope.map(str::to_owned)),
+    })
+}
+
+/// A `private_key_jwt` client assertion (RFC 7523 §3): issued by and about the client, for the
+/// authorization server's issuer, valid for five minutes, with a fresh `jti`.
+pub(crate) fn client_assertion(
+    client_id: &str,
+    issuer: &str,
+    pem: &str,
+    algorithm: &str,
+) -> Result<String, ClientError> {
+    use jsonwebtoken::{Algorithm, EncodingKey, Header};
+    let algorithm: Algorithm =
+        algorithm.parse().map_err(|_| auth_error(format!("unknown JWS algorithm {:?}", printable(algorithm))))?;
+    let key = match algorithm {
+        Algorithm::ES256 | Algorithm::ES384 => EncodingKey::from_ec_pem(pem.as_bytes()),
+        Algorithm::EdDSA => EncodingKey::from_ed_pem(pem.as_bytes()),
+        _ => EncodingKey::from_rsa_pem(pem.as_bytes()),
+    }
+    .map_err(|_| auth_error("the client's private key could not be read (PEM)"))?;
+    let now = now();
+    let claims = serde_json::json!({
+        "iss": client_id,
+        "sub": client_id,
+        "aud": issuer,
+        "iat": now,
+        "exp": now + 300,
+        "jti": random()?,
+    });
+    jsonwebtoken::encode(&Header::new(algorithm), &claims, &key)
+        .map_err(|_| auth_error("the client assertion could not be signed"))
+}
+
+pub(crate) fn now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or(Duration::ZERO).as_secs()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_shows_no_token() {
+        let tokens = Tokens {
+            access_token: "secret-access".into(),
+            refresh_token: Some("secret-refresh".into()),
+            expires_at: Some(1),
+            scope: None,
+        };
+        let shown = format!("{tokens:?}");
+        assert!(!shown.contains("secret"), "{shown}");
+        assert!(tokens.expired());
+        assert!(!Tokens { expires_at: None, ..tokens.clone() }.expired());
+        assert!(!Tokens { expires_at: Some(now() + 3600), ..tokens }.expired());
+    }
+}
