@@ -96,6 +96,20 @@ Examples:
   cargo mcp read --stdio \"target/debug/notes /tmp/notes\" notes://index
   cargo mcp read --stdio target/debug/notes notes://welcome --json")]
     Read(ReadArgs),
+    /// Sign in to an OAuth-protected HTTP server: the browser opens its sign-in page, and the
+    /// tokens are kept for `list`, `call` and the other commands (refreshed as they expire).
+    #[command(after_help = "\
+Examples:
+  cargo mcp login https://example.com/mcp
+  cargo mcp login https://example.com/mcp --no-browser        # print the URL to open instead
+  cargo mcp login https://example.com/mcp --client-id my-app --scope notes:read
+  cargo mcp call --http https://example.com/mcp whoami        # uses the stored tokens
+
+The tokens are kept in $CARGO_MCP_TOKENS, else $XDG_CONFIG_HOME/cargo-mcp/tokens.json, else
+~/.config/cargo-mcp/tokens.json, readable by you only.")]
+    Login(LoginArgs),
+    /// Forget the tokens kept for an HTTP server.
+    Logout(LogoutArgs),
     /// Get a prompt, with `key=value` arguments.
     #[command(after_help = "\
 Examples:
@@ -120,6 +134,38 @@ pub struct ServerArgs {
     /// reading stops there, and the command fails saying so.
     #[arg(long, value_name = "BYTES", env = "MCP_MAX_MESSAGE_SIZE")]
     pub max_message_size: Option<usize>,
+}
+
+/// `cargo mcp login`.
+#[derive(Debug, Args)]
+pub struct LoginArgs {
+    /// The server's MCP endpoint.
+    pub url: String,
+    /// Print the sign-in URL instead of opening a browser.
+    #[arg(long)]
+    pub no_browser: bool,
+    /// The local port the sign-in page redirects back to (default: a free one).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// A client id registered with the authorization server beforehand (default: register).
+    #[arg(long, value_name = "ID")]
+    pub client_id: Option<String>,
+    /// The secret of that client, if it has one.
+    #[arg(long, value_name = "SECRET", requires = "client_id", env = "MCP_CLIENT_SECRET")]
+    pub client_secret: Option<String>,
+    /// A scope to ask for, besides those the server asks for (repeatable).
+    #[arg(long = "scope", value_name = "SCOPE")]
+    pub scopes: Vec<String>,
+    /// The largest message accepted from the server, in bytes.
+    #[arg(long, value_name = "BYTES", env = "MCP_MAX_MESSAGE_SIZE")]
+    pub max_message_size: Option<usize>,
+}
+
+/// `cargo mcp logout`.
+#[derive(Debug, Args)]
+pub struct LogoutArgs {
+    /// The server's MCP endpoint.
+    pub url: String,
 }
 
 /// `cargo mcp new`.
@@ -290,6 +336,13 @@ pub async fn run(cli: Cli) -> i32 {
         Command::Call(args) => call(args).await,
         Command::Read(args) => read(args).await,
         Command::Get(args) => get(args).await,
+        Command::Login(args) => login(args).await,
+        Command::Logout(args) => crate::login::logout(&args.url)
+            .map(|message| {
+                crate::login::say(&message);
+                EXIT_OK
+            })
+            .map_err(Failure::usage),
     };
     match outcome {
         Ok(code) => code,
@@ -327,6 +380,21 @@ async fn connect(server: &ServerArgs) -> Result<McpClient, Failure> {
             Ok(crate::connection::connect_stdio(&command, limit).await?)
         }
     }
+}
+
+async fn login(args: LoginArgs) -> Result<i32, Failure> {
+    let login = crate::login::Login {
+        url: &args.url,
+        no_browser: args.no_browser,
+        port: args.port,
+        client_id: args.client_id,
+        client_secret: args.client_secret,
+        scopes: args.scopes,
+        max_message_size: args.max_message_size,
+    };
+    let message = crate::login::login(login).await?;
+    crate::login::say(&message);
+    Ok(EXIT_OK)
 }
 
 fn new(args: NewArgs) -> Result<i32, Failure> {

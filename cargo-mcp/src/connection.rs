@@ -5,6 +5,7 @@
 //! over stdio, or Streamable HTTP, either protocol era) and the in-process [`TestClient`], so a
 //! unit test runs the same checks.
 
+use mcp_runtime::client::oauth::OAuth;
 use mcp_runtime::client::{Client, ClientBuilder, ClientError};
 use mcp_runtime::testing::TestClient;
 use serde_json::{Value, json};
@@ -145,8 +146,29 @@ fn describe(error: &ClientError) -> String {
         ClientError::MessageTooLarge { limit, what } => {
             format!("the server sent {what} over the limit of {limit} bytes (raise it with --max-message-size BYTES)")
         }
+        ClientError::Http { status: 401, body } => format!(
+            "HTTP 401, the server wants a token{}: sign in with `cargo mcp login URL`, or pass --bearer TOKEN",
+            reason(body)
+        ),
+        ClientError::Http { status: 403, body } => {
+            format!("HTTP 403, the token is refused{} (a missing scope? sign in again with --scope)", reason(body))
+        }
+        ClientError::Auth(why) if why.starts_with("not signed in") => {
+            format!("{why}: sign in with `cargo mcp login URL`")
+        }
         other => other.to_string(),
     }
+}
+
+/// The server's reason in an error body (`error_description`, `error`, or the JSON-RPC message).
+fn reason(body: &str) -> String {
+    let Ok(json) = serde_json::from_str::<Value>(body) else { return String::new() };
+    ["error_description", "error"]
+        .iter()
+        .find_map(|key| json.get(key).and_then(Value::as_str))
+        .or_else(|| json.pointer("/error/message").and_then(Value::as_str))
+        .map(|why| format!(" ({why})"))
+        .unwrap_or_default()
 }
 
 /// The client every command connects with: named `cargo-mcp`, waiting [`TIMEOUT`] per answer,
@@ -172,15 +194,30 @@ pub async fn connect_stdio(command_line: &str, max_message_size: Option<usize>) 
     })
 }
 
-/// Connects to the Streamable HTTP endpoint at `url`, with a bearer token if given.
+/// Connects to the Streamable HTTP endpoint at `url`, with a bearer token if given, else with
+/// the tokens `cargo mcp login` stored for it, if any.
 pub async fn connect_http(
     url: &str,
     token: Option<&str>,
     max_message_size: Option<usize>,
 ) -> Result<Client, ConnectionError> {
+    let oauth = if token.is_none() { crate::login::stored_sign_in(url) } else { None };
+    connect_http_with(url, token, oauth, max_message_size).await
+}
+
+/// Connects to the Streamable HTTP endpoint at `url`, with a bearer token or a sign-in.
+pub async fn connect_http_with(
+    url: &str,
+    token: Option<&str>,
+    oauth: Option<OAuth>,
+    max_message_size: Option<usize>,
+) -> Result<Client, ConnectionError> {
     let mut builder = builder(max_message_size);
     if let Some(token) = token {
         builder = builder.bearer_token(token);
+    }
+    if let Some(oauth) = oauth {
+        builder = builder.oauth(oauth);
     }
     builder
         .connect_http(url)

@@ -14,6 +14,7 @@ pub mod cli;
 pub mod compat;
 pub mod connection;
 pub mod install;
+pub mod login;
 pub mod output;
 pub mod scaffold;
 pub mod surface;

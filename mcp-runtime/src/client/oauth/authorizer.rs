@@ -163,6 +163,9 @@ impl Authorizer {
             Grant::AuthorizationCode(agent) => Some(agent.redirect_uri()),
             _ => None,
         };
+        if let Grant::Stored = self.oauth.grant {
+            return Err(not_signed_in());
+        }
         let registration = self.registration(stored, redirect_uri.as_deref()).await?;
         match &self.oauth.grant {
             Grant::AuthorizationCode(agent) => {
@@ -178,6 +181,7 @@ impl Authorizer {
                 ]);
             }
             Grant::ClientCredentials => fields.push(("grant_type", "client_credentials".to_owned())),
+            Grant::Stored => return Err(not_signed_in()),
             Grant::JwtBearer(assertion) => {
                 if std::mem::replace(&mut *lock(&self.asserted), true) {
                     return Err(auth_error("the workload's assertion was refused once; it is not presented again"));
@@ -300,6 +304,10 @@ impl Authorizer {
             }
         }
     }
+}
+
+fn not_signed_in() -> ClientError {
+    auth_error("not signed in to this server (no valid token is stored, and this client signs in only on request)")
 }
 
 impl super::super::authorization::Authorization for Authorizer {

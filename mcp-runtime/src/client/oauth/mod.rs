@@ -83,6 +83,8 @@ pub(crate) enum Grant {
     ClientCredentials,
     /// An assertion (a workload identity's JWT) exchanged for a token (RFC 7523).
     JwtBearer(String),
+    /// No grant: the tokens of an earlier sign-in, refreshed.
+    Stored,
 }
 
 impl OAuth {
@@ -97,6 +99,14 @@ impl OAuth {
     /// ([`ClientSecret::Shared`], [`ClientSecret::PrivateKeyJwt`]).
     pub fn client_credentials(client_id: impl Into<String>, secret: ClientSecret) -> Self {
         Self::with_grant(Grant::ClientCredentials).client_id(client_id, Some(secret))
+    }
+
+    /// Only the tokens a sign-in kept in `store` earlier (refreshed as they expire): this client
+    /// never signs in by itself. When the server wants a sign-in that a refresh cannot give, the
+    /// request fails with [`ClientError::Auth`](super::ClientError::Auth). For a CLI whose
+    /// `login` command signed in before.
+    pub fn stored(store: impl TokenStore + 'static) -> Self {
+        Self::with_grant(Grant::Stored).store(store)
     }
 
     /// A workload identity: the JWT `assertion` (issued to this workload by its platform) is

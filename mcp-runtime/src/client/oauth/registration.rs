@@ -113,6 +113,7 @@ pub(crate) async fn register(
     let grant_types = match oauth.grant {
         Grant::AuthorizationCode(_) => vec!["authorization_code", "refresh_token"],
         Grant::ClientCredentials => vec!["client_credentials"],
+        Grant::Stored => vec!["authorization_code", "refresh_token"],
         Grant::JwtBearer(_) => vec!["urn:ietf:params:oauth:grant-type:jwt-bearer"],
     };
     // A loopback redirect makes the client a native application (RFC 8252); an https one, a web one.
