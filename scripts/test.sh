@@ -8,7 +8,9 @@
 # installed under .node/); then both again through nginx in front of three replicas of the
 # fixture sharing one Redis (redis-server and nginx are installed from Debian's packages by
 # scripts/services.sh when missing). The client's interop tests (tests/tests/client_*.rs) drive
-# the official TypeScript server-everything and a Python SDK server, installed first.
+# the official TypeScript server-everything and a Python SDK server, installed first; the OAuth
+# end-to-end test (tests/tests/oauth_e2e.rs) runs the Python SDK's OAuth client against
+# examples/auth-server and panva's oidc-provider, a headless Chromium signing in (scripts/oidc.sh).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -35,11 +37,16 @@ step "servers the client tests start: server-everything (Node 22) and the Python
 scripts/server-everything.sh
 scripts/python-env.sh
 
+step "the OAuth end-to-end test's authorization server and browser driver: oidc-provider, puppeteer-core"
+# tests/tests/oauth_e2e.rs (with Chromium from services.sh and the venv above) fails, saying
+# which script to run, when they are missing.
+scripts/oidc.sh
+
 step "cargo test"
 # tests/tests/replicas.rs and cluster_rig.rs run replicas of the conformance fixture; the
 # client tests (client_own.rs, client_stubs.rs) and cargo-mcp/tests/cli.rs run it, calculator,
-# notes and http-server as processes.
-cargo build --locked -p conformance -p calculator -p notes -p http-server
+# notes and http-server as processes; oauth_e2e.rs runs auth-server.
+cargo build --locked -p conformance -p calculator -p notes -p http-server -p auth-server
 cargo test --workspace --all-features --locked
 
 step "fuzz targets, once over their seeds (stable build, no instrumentation)"

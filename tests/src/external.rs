@@ -73,10 +73,17 @@ impl HttpProcess {
     /// Starts `command` with `PORT` set (and `port` substituted for `{port}` in its
     /// arguments), and waits until it accepts connections.
     pub fn start(program: &Path, args: &[&str]) -> Self {
-        let port = free_port();
+        Self::start_with(program, args, free_port(), &[])
+    }
+
+    /// [`start`](Self::start) on a port chosen beforehand (one that something else had to
+    /// know first, such as the authorization server that issues tokens for this server's URL),
+    /// with these environment variables set too.
+    pub fn start_with(program: &Path, args: &[&str], port: u16, env: &[(&str, &str)]) -> Self {
         let args: Vec<String> = args.iter().map(|a| a.replace("{port}", &port.to_string())).collect();
         let child = Command::new(program)
             .args(&args)
+            .envs(env.iter().copied())
             .env("PORT", port.to_string())
             .stdin(Stdio::null())
             .stdout(Stdio::null())

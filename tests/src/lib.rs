@@ -2,7 +2,8 @@
 //! (vendored in `tests/schema/<version>/schema.json`), driving a server binary over stdio, a
 //! Streamable HTTP client, a rig of several replicas behind nginx on a shared Redis
 //! (`cluster`), a headless Chromium loading pages from origins of the test's choosing
-//! (`browser`), and a malicious MCP server for the client's tests (`hostile_server`).
+//! (`browser`), a malicious MCP server for the client's tests (`hostile_server`), and a real
+//! OpenID provider with a server that trusts it and a user who signs in (`oidc`).
 
 use mcp_runtime::testing::ServerMessage;
 use serde_json::{Value, json};
@@ -19,6 +20,7 @@ pub mod external;
 pub mod hostile_server;
 pub mod http;
 pub mod log;
+pub mod oidc;
 pub mod robust;
 mod stdio;
 pub use http::HttpClient;

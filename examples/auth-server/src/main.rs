@@ -26,7 +26,8 @@
 //! or `/.well-known/openid-configuration`). `AUDIENCE` is the audience tokens must carry when
 //! the authorization server does not use this server's URL (`MCP_RESOURCE`, the URL clients
 //! use). Serve it behind TLS. `--print-test-token` tokens are not accepted then: they are the
-//! development secret's.
+//! development secret's. `tests/tests/oauth_e2e.rs` runs it so, with `ISSUER` naming a real
+//! OpenID provider (`tests/oidc/provider.mjs`) that OAuth clients register with and sign in to.
 
 use mcp_runtime::State;
 use mcp_runtime::auth::{AuthConfig, AuthInfo, JwtKey, JwtVerifier};
