@@ -1,15 +1,21 @@
 //! The MCP authorization flow end to end, every part real (`mcp_tests::oidc`): panva's
 //! `oidc-provider` as the authorization server, `examples/auth-server` trusting it, headless
 //! Chromium as the user who signs in, and the official Python SDK's OAuth client
-//! (`tests/python/oauth_client.py`, `mcp==2.3.0`) as the client. `scripts/oidc.sh`,
+//! (`tests/python/oauth_client.py`, `mcp==2.3.0`) as one client, `cargo mcp login` then
+//! `cargo mcp call` (our own client, `mcp_runtime::client::oauth`) as the other. `scripts/oidc.sh`,
 //! `scripts/services.sh` and `scripts/python-env.sh` install what it runs.
 #![cfg(feature = "services")]
 
-use mcp_tests::external::{python, repo_root};
+use hyper::Method;
+use mcp_tests::HttpClient;
+use mcp_tests::cluster::TempDir;
+use mcp_tests::external::{example_binary, python, repo_root};
 use mcp_tests::oidc::{ProtectedServer, SignIn};
 use serde_json::Value;
-use std::process::Stdio;
+use std::path::Path;
+use std::process::{Output, Stdio};
 use std::time::Duration;
+use tokio::io::AsyncBufReadExt as _;
 
 /// Short, so that the client sees its tokens expire: it waits out each one.
 const ACCESS_TOKEN_TTL: Duration = Duration::from_secs(3);
@@ -98,4 +104,108 @@ async fn python_sdk_signs_in_refreshes_and_signs_in_again_after_revocation() {
     let signed_in_again = ["grant.error:refresh_token:invalid_grant", "authorization", "grant:authorization_code"];
     assert!(after.len() >= 3 && after[..3] == signed_in_again, "{flow:#?}");
     assert!(after.len() == 3 || refreshes(&after[3..]), "{flow:#?}");
+}
+
+/// `cargo mcp` with its tokens kept in `tokens` (a file of the test's own).
+fn cargo_mcp(tokens: &Path, args: &[&str]) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(example_binary("cargo-mcp"));
+    command.arg("mcp").args(args).env("CARGO_MCP_TOKENS", tokens).stdin(Stdio::null()).kill_on_drop(true);
+    command
+}
+
+/// `cargo mcp login <url> --no-browser`, the user signing in at the URL it prints.
+async fn login(tokens: &Path, url: &str, user: &SignIn) {
+    let mut login = cargo_mcp(tokens, &["login", url, "--no-browser"]).stderr(Stdio::piped()).spawn().unwrap();
+    let mut lines = tokio::io::BufReader::new(login.stderr.take().unwrap()).lines();
+    let mut said = String::new();
+    let authorization_url = loop {
+        let line = lines.next_line().await.unwrap().unwrap_or_else(|| panic!("login printed no URL: {said}"));
+        said.push_str(&line);
+        if line.trim().starts_with("http") {
+            break line.trim().to_owned();
+        }
+    };
+    let signed_in = tokio::process::Command::new(user.program()).arg(&authorization_url).status().await.unwrap();
+    assert!(signed_in.success(), "the sign-in in Chromium failed");
+    while let Some(line) = lines.next_line().await.unwrap() {
+        said.push_str(&line);
+    }
+    let status = login.wait().await.unwrap();
+    assert!(status.success() && said.contains("Signed in to"), "login failed ({status}): {said}");
+}
+
+async fn call_whoami(tokens: &Path, url: &str) -> Output {
+    cargo_mcp(tokens, &["call", "--http", url, "whoami"]).output().await.unwrap()
+}
+
+/// Revokes the refresh token `cargo mcp login` stored for `url` (RFC 7009), as the user would at
+/// the provider: the stored file holds it, with the client id the provider registered.
+async fn revoke_stored_refresh_token(tokens: &Path, url: &str, issuer: &str) {
+    let stored: Value = serde_json::from_slice(&std::fs::read(tokens).unwrap()).unwrap();
+    let entry = &stored[url];
+    let refresh_token = entry["tokens"]["refresh_token"].as_str().expect("a stored refresh token");
+    let client_id = entry["registrations"][issuer]["client_id"].as_str().expect("a stored registration");
+    let address = issuer.trim_start_matches("http://").parse().unwrap();
+    let provider = HttpClient::new(address);
+    let metadata = provider.send(Method::GET, "/.well-known/openid-configuration", &[], Vec::new()).await.json().await;
+    let endpoint = metadata["revocation_endpoint"].as_str().unwrap().trim_start_matches(issuer).to_owned();
+    let form = format!("token={refresh_token}&token_type_hint=refresh_token&client_id={client_id}");
+    let content_type = [("content-type", "application/x-www-form-urlencoded")];
+    let revoked = provider.send(Method::POST, &endpoint, &content_type, form.into_bytes()).await;
+    assert!(revoked.status.is_success(), "revocation: {}", revoked.status);
+}
+
+/// Our own client end to end: `cargo mcp login` (discovery, registration, the sign-in in Chromium
+/// at the URL `--no-browser` prints, the code on the loopback listener), then `cargo mcp call`
+/// with the stored tokens; once the access token expired, a call refreshes it; once the refresh
+/// token is revoked, a call fails telling the user to sign in (one refused refresh, no sign-in
+/// loop), and a new `login` makes calls work again.
+#[tokio::test]
+async fn cargo_mcp_logs_in_calls_refreshes_and_asks_to_log_in_after_revocation() {
+    let rig = ProtectedServer::start(ACCESS_TOKEN_TTL);
+    let user = SignIn::new("bob");
+    let url = rig.url();
+    let dir = TempDir::new("cargo-mcp-tokens");
+    let tokens = dir.path().join("tokens.json");
+    let issuer = rig.provider().issuer().to_owned();
+
+    login(&tokens, &url, &user).await;
+    let called = call_whoami(&tokens, &url).await;
+    let text = String::from_utf8_lossy(&called.stdout);
+    assert!(
+        called.status.success() && text.contains("you are `bob`"),
+        "{text} {}",
+        String::from_utf8_lossy(&called.stderr)
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        assert_eq!(std::fs::metadata(&tokens).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+
+    tokio::time::sleep(ACCESS_TOKEN_TTL + Duration::from_secs(1)).await;
+    let refreshed = call_whoami(&tokens, &url).await;
+    assert!(refreshed.status.success(), "{}", String::from_utf8_lossy(&refreshed.stderr));
+    assert!(!rig.provider().events_named("grant").iter().all(|grant| grant["grant_type"] != "refresh_token"));
+
+    revoke_stored_refresh_token(&tokens, &url, &issuer).await;
+    tokio::time::sleep(ACCESS_TOKEN_TTL + Duration::from_secs(1)).await;
+    let refused = call_whoami(&tokens, &url).await;
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{said}");
+    assert!(said.contains("cargo mcp login"), "{said}");
+    assert!(!said.contains(&issuer) || !said.contains("token="), "{said}");
+
+    login(&tokens, &url, &user).await;
+    let again = call_whoami(&tokens, &url).await;
+    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+
+    let flow = flow(&rig.stop());
+    let revoked = flow.iter().position(|step| step == "revocation").expect("a revocation");
+    let (before, after) = (&flow[..revoked], &flow[revoked + 1..]);
+    assert_eq!(before[..3], ["registration", "authorization", "grant:authorization_code"], "{flow:#?}");
+    assert!(before[3..].iter().all(|step| step == "grant:refresh_token") && before.len() > 3, "{flow:#?}");
+    // The refused refresh, then the second login (which registers anew on its new loopback port).
+    assert_eq!(after.first().map(String::as_str), Some("grant.error:refresh_token:invalid_grant"), "{flow:#?}");
+    assert_eq!(after.iter().filter(|step| *step == "authorization").count(), 1, "{flow:#?}");
 }
