@@ -17,6 +17,8 @@ pub mod browser;
 pub mod client_kit;
 pub mod cluster;
 pub mod external;
+#[cfg(feature = "client")]
+pub mod hostile_oauth;
 pub mod hostile_server;
 pub mod http;
 pub mod log;

@@ -110,26 +110,24 @@ impl Authorizer {
     /// `offline_access` where a user signs in and the authorization server offers it.
     fn scope(&self, challenge: &Challenge, discovered: &Discovered, granted: Option<&str>) -> Option<String> {
         let mut scopes: Vec<String> = Vec::new();
-        let mut add = |scope: &str| {
+        let mut asked: Vec<&str> = match (&challenge.scope, &discovered.resource_scopes) {
+            (Some(asked), _) => asked.split(' ').collect(),
+            (None, Some(supported)) => supported.iter().map(String::as_str).collect(),
+            (None, None) => Vec::new(),
+        };
+        if challenge.insufficient_scope() {
+            asked.extend(granted.unwrap_or_default().split(' '));
+        }
+        asked.extend(self.oauth.scopes.iter().map(String::as_str));
+        let offers_offline =
+            discovered.server.scopes_supported.as_ref().is_some_and(|s| s.iter().any(|s| s == OFFLINE_ACCESS));
+        if matches!(self.oauth.grant, Grant::AuthorizationCode(_)) && offers_offline && !asked.is_empty() {
+            asked.push(OFFLINE_ACCESS);
+        }
+        for scope in asked {
             if !scope.is_empty() && !scopes.iter().any(|s| s == scope) {
                 scopes.push(scope.to_owned());
             }
-        };
-        match (&challenge.scope, &discovered.resource_scopes) {
-            (Some(asked), _) => asked.split(' ').for_each(&mut add),
-            (None, Some(supported)) => supported.iter().for_each(|s| add(s)),
-            (None, None) => {}
-        }
-        if challenge.insufficient_scope() {
-            granted.unwrap_or_default().split(' ').for_each(&mut add);
-        }
-        self.oauth.scopes.iter().for_each(|s| add(s));
-        let offers_offline =
-            discovered.server.scopes_supported.as_ref().is_some_and(|s| s.iter().any(|s| s == OFFLINE_ACCESS));
-        let wants_offline = matches!(self.oauth.grant, Grant::AuthorizationCode(_)) && offers_offline;
-        drop(add);
-        if wants_offline && !scopes.is_empty() && !scopes.iter().any(|s| s == OFFLINE_ACCESS) {
-            scopes.push(OFFLINE_ACCESS.to_owned());
         }
         (!scopes.is_empty()).then(|| scopes.join(" "))
     }
@@ -189,10 +187,10 @@ impl Authorizer {
                 fields.extend([("grant_type", JWT_BEARER.to_owned()), ("assertion", assertion.clone())]);
             }
         }
-        if let Some(scope) = scope {
-            if !matches!(self.oauth.grant, Grant::AuthorizationCode(_)) {
-                fields.push(("scope", scope.to_owned()));
-            }
+        if let Some(scope) = scope
+            && !matches!(self.oauth.grant, Grant::AuthorizationCode(_))
+        {
+            fields.push(("scope", scope.to_owned()));
         }
         let secret = self.oauth.secret.as_ref();
         token::request(&self.fetch, &stored.server, &registration, secret, fields, scope)

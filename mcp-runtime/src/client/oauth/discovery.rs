@@ -73,7 +73,7 @@ impl ServerMetadata {
 /// Discovers the authorization server of the MCP server at `server`, starting from `challenge`.
 pub(crate) async fn discover(fetch: &Fetch, server: &Url, challenge: &Challenge) -> Result<Discovered, ClientError> {
     let Some(metadata) = resource_metadata(fetch, server, challenge).await? else {
-        return Ok(legacy(fetch, server).await?);
+        return legacy(fetch, server).await;
     };
     let resource = match metadata.resource {
         Some(resource) => {

@@ -155,13 +155,16 @@ fn shared_method(server: &ServerMetadata) -> &'static str {
     }
 }
 
+/// Form fields, or headers: names and values.
+pub(crate) type Fields = Vec<(&'static str, String)>;
+
 /// The form fields and headers that authenticate `registration` at the token endpoint of
 /// `issuer` (`private_key_jwt` signs an assertion for it with the configured key).
 pub(crate) fn authenticate(
     registration: &Registration,
     secret: Option<&ClientSecret>,
     issuer: &str,
-) -> Result<(Vec<(&'static str, String)>, Vec<(&'static str, String)>), ClientError> {
+) -> Result<(Fields, Fields), ClientError> {
     let id = registration.client_id.clone();
     let stored_secret = || {
         registration.client_secret.clone().ok_or_else(|| {

@@ -156,7 +156,6 @@ fn open_browser(url: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tokio::io::AsyncWriteExt as _;
 
     async fn send(port: u16, request: &[u8]) -> String {
         let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
