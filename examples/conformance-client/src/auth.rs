@@ -3,7 +3,7 @@
 
 use crate::{Scenario, connect_with};
 use mcp_runtime::client::ClientError;
-use mcp_runtime::client::oauth::{ClientSecret, OAuth, UserAgent};
+use mcp_runtime::client::oauth::{ClientSecret, IdentityAssertion, OAuth, UserAgent};
 use serde_json::{Value, json};
 use std::future::Future;
 use std::pin::Pin;
@@ -33,6 +33,15 @@ pub async fn run(scenario: &Scenario) -> Result<(), ClientError> {
             },
         ),
         "auth/wif-jwt-bearer" => OAuth::jwt_bearer(context("client_id")?, context("valid_jwt")?),
+        "auth/enterprise-managed-authorization" => OAuth::enterprise(
+            IdentityAssertion {
+                token_endpoint: context("idp_token_endpoint")?,
+                client_id: context("idp_client_id")?,
+                id_token: context("idp_id_token")?,
+            },
+            context("client_id")?,
+            Some(ClientSecret::Shared(context("client_secret")?)),
+        ),
         "auth/pre-registration" => OAuth::authorization_code(Headless)
             .client_id(context("client_id")?, Some(ClientSecret::Shared(context("client_secret")?))),
         _ => OAuth::authorization_code(Headless).client_metadata_url(CLIENT_METADATA_URL),

@@ -10,7 +10,7 @@ use super::pkce::{Pkce, random};
 use super::registration::{Registration, register};
 use super::store::Stored;
 use super::token::{self, Tokens};
-use super::{Grant, OAuth, UserAgent};
+use super::{Grant, IdentityAssertion, OAuth, UserAgent};
 use crate::sync::lock;
 use reqwest::Url;
 use std::sync::Mutex;
@@ -180,6 +180,10 @@ impl Authorizer {
             }
             Grant::ClientCredentials => fields.push(("grant_type", "client_credentials".to_owned())),
             Grant::Stored => return Err(not_signed_in()),
+            Grant::Enterprise(identity) => {
+                let grant = self.identity_assertion_grant(identity, &stored.server.issuer, &resource).await?;
+                fields.extend([("grant_type", JWT_BEARER.to_owned()), ("assertion", grant)]);
+            }
             Grant::JwtBearer(assertion) => {
                 if std::mem::replace(&mut *lock(&self.asserted), true) {
                     return Err(auth_error("the workload's assertion was refused once; it is not presented again"));
@@ -196,6 +200,33 @@ impl Authorizer {
         token::request(&self.fetch, &stored.server, &registration, secret, fields, scope)
             .await
             .map_err(|refused| refused.error)
+    }
+
+    /// Exchanges the user's ID token at the identity provider for an identity assertion grant
+    /// (ID-JAG) for the authorization server `issuer` and `resource` (RFC 8693, SEP-990).
+    async fn identity_assertion_grant(
+        &self,
+        identity: &IdentityAssertion,
+        issuer: &str,
+        resource: &str,
+    ) -> Result<String, ClientError> {
+        let endpoint = parse_url(&identity.token_endpoint, "the identity provider's token endpoint")?;
+        let form = [
+            ("grant_type", "urn:ietf:params:oauth:grant-type:token-exchange"),
+            ("requested_token_type", "urn:ietf:params:oauth:token-type:id-jag"),
+            ("audience", issuer),
+            ("resource", resource),
+            ("subject_token", identity.id_token.as_str()),
+            ("subject_token_type", "urn:ietf:params:oauth:token-type:id_token"),
+            ("client_id", identity.client_id.as_str()),
+        ];
+        #[derive(serde::Deserialize)]
+        struct Exchanged {
+            access_token: String,
+        }
+        let exchanged: Exchanged =
+            self.fetch.post_form(&endpoint, &form, &[]).await?.parse("the identity provider's token exchange")?;
+        Ok(exchanged.access_token)
     }
 
     /// Sends the user to the authorization endpoint and checks what comes back (`state`, `iss`,

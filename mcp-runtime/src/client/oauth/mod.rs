@@ -85,6 +85,8 @@ pub(crate) enum Grant {
     JwtBearer(String),
     /// No grant: the tokens of an earlier sign-in, refreshed.
     Stored,
+    /// The enterprise's identity provider vouches for the user (SEP-990).
+    Enterprise(IdentityAssertion),
 }
 
 impl OAuth {
@@ -107,6 +109,15 @@ impl OAuth {
     /// `login` command signed in before.
     pub fn stored(store: impl TokenStore + 'static) -> Self {
         Self::with_grant(Grant::Stored).store(store)
+    }
+
+    /// Enterprise-managed authorization (SEP-990): the user signed in to the enterprise's
+    /// identity provider, whose ID token `assertion` holds; the provider exchanges it (RFC 8693)
+    /// for an identity assertion grant for the MCP server's authorization server, which that
+    /// server exchanges for an access token (the JWT bearer grant), the client authenticated
+    /// with `client_id` and `secret`. No browser, no consent page.
+    pub fn enterprise(assertion: IdentityAssertion, client_id: impl Into<String>, secret: Option<ClientSecret>) -> Self {
+        Self::with_grant(Grant::Enterprise(assertion)).client_id(client_id, secret)
     }
 
     /// A workload identity: the JWT `assertion` (issued to this workload by its platform) is
@@ -176,6 +187,17 @@ impl OAuth {
         self.timeout = timeout;
         self
     }
+}
+
+/// The user's sign-in at the enterprise's identity provider, for [`OAuth::enterprise`].
+#[derive(Clone)]
+pub struct IdentityAssertion {
+    /// The identity provider's token endpoint.
+    pub token_endpoint: String,
+    /// The client's id at the identity provider.
+    pub client_id: String,
+    /// The user's ID token, issued by the identity provider to that client.
+    pub id_token: String,
 }
 
 impl std::fmt::Debug for OAuth {

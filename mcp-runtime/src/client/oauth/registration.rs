@@ -114,7 +114,7 @@ pub(crate) async fn register(
         Grant::AuthorizationCode(_) => vec!["authorization_code", "refresh_token"],
         Grant::ClientCredentials => vec!["client_credentials"],
         Grant::Stored => vec!["authorization_code", "refresh_token"],
-        Grant::JwtBearer(_) => vec!["urn:ietf:params:oauth:grant-type:jwt-bearer"],
+        Grant::JwtBearer(_) | Grant::Enterprise(_) => vec!["urn:ietf:params:oauth:grant-type:jwt-bearer"],
     };
     // A loopback redirect makes the client a native application (RFC 8252); an https one, a web one.
     let application_type = if redirect_uri.is_some_and(|uri| uri.starts_with("https:")) { "web" } else { "native" };
