@@ -4,11 +4,24 @@
 
 use super::error::ClientError;
 use futures_util::future::BoxFuture;
+use reqwest::Url;
 use reqwest::header::HeaderMap;
 
+/// What goes with a request: `Authorization: <scheme> <token>`, and a `DPoP` proof for a token
+/// bound to the client's key.
+pub(crate) struct Credentials {
+    pub scheme: &'static str,
+    pub token: String,
+    pub proof: Option<String>,
+}
+
 pub(crate) trait Authorization: Send + Sync {
-    /// The bearer token to send now, if the client has one.
-    fn token(&self) -> BoxFuture<'_, Option<String>>;
+    /// The credentials for a `method` request to `url`, if the client has a token.
+    fn credentials<'a>(
+        &'a self,
+        method: &'a str,
+        url: &'a Url,
+    ) -> BoxFuture<'a, Result<Option<Credentials>, ClientError>>;
 
     /// Whether an answer of `status` with `headers` refuses the token in a way a new one can
     /// mend: 401, or 403 with `insufficient_scope`.

@@ -102,7 +102,7 @@ impl HttpTransport {
     /// the `ping` otherwise does not matter.
     pub async fn sign_in(&self) -> Result<(), ClientError> {
         let Some(authorization) = &self.shared.authorization else { return Ok(()) };
-        if authorization.token().await.is_some() {
+        if authorization.credentials("POST", &self.shared.url).await?.is_some() {
             return Ok(());
         }
         let probe = r#"{"jsonrpc":"2.0","id":"sign-in","method":"ping"}"#;
@@ -252,12 +252,16 @@ impl Shared {
         let mut authorizations = 0;
         loop {
             let mut attempt = request.try_clone().ok_or_else(|| ClientError::Transport("a streaming body".into()))?;
-            let token = authorization.token().await;
-            if let Some(token) = &token {
-                let value = HeaderValue::from_str(&format!("Bearer {token}"))
-                    .map_err(|_| ClientError::Auth("the access token is not a valid header value".into()))?;
-                attempt.headers_mut().insert(AUTHORIZATION, value);
+            let credentials = authorization.credentials(attempt.method().as_str(), attempt.url()).await?;
+            if let Some(credentials) = &credentials {
+                let invalid = |_| ClientError::Auth("the access token is not a valid header value".into());
+                let value = format!("{} {}", credentials.scheme, credentials.token);
+                attempt.headers_mut().insert(AUTHORIZATION, HeaderValue::from_str(&value).map_err(invalid)?);
+                if let Some(proof) = &credentials.proof {
+                    attempt.headers_mut().insert("dpop", HeaderValue::from_str(proof).map_err(invalid)?);
+                }
             }
+            let token = credentials.map(|credentials| credentials.token);
             let response = self.send_following(attempt).await?;
             let status = response.status().as_u16();
             if !may_authorize || !authorization.refused(status, response.headers()) {

@@ -2,9 +2,11 @@
 //! send ([`Authorizer::token`]), and what to do when the server refuses it
 //! ([`Authorizer::challenged`]): refresh, or discover, register, choose scopes and run the grant.
 
+use super::super::authorization::Credentials;
 use super::super::error::ClientError;
 use super::challenge::Challenge;
 use super::discovery::{Discovered, ServerMetadata, discover};
+use super::dpop::Dpop;
 use super::fetch::{Fetch, auth_error, parse_url, printable, require_secure};
 use super::pkce::{Pkce, random};
 use super::registration::{Registration, register};
@@ -13,7 +15,8 @@ use super::token::{self, Tokens};
 use super::{Grant, IdentityAssertion, OAuth, UserAgent};
 use crate::sync::lock;
 use reqwest::Url;
-use std::sync::Mutex;
+use reqwest::header::HeaderMap;
+use std::sync::{Mutex, OnceLock};
 
 const OFFLINE_ACCESS: &str = "offline_access";
 const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
@@ -28,6 +31,8 @@ pub(crate) struct Authorizer {
     flow: tokio::sync::Mutex<()>,
     /// Whether the JWT bearer assertion was already presented (it is never presented twice).
     asserted: Mutex<bool>,
+    /// The DPoP key, made the first time an authorization server offers DPoP.
+    dpop: OnceLock<Dpop>,
 }
 
 impl Authorizer {
@@ -40,37 +45,67 @@ impl Authorizer {
             server: server.clone(),
             flow: tokio::sync::Mutex::new(()),
             asserted: Mutex::new(false),
+            dpop: OnceLock::new(),
         }
     }
 
-    /// The access token to send, refreshed first when it has expired (`None`: not signed in yet,
-    /// the server's 401 will start the flow).
-    pub async fn token(&self) -> Option<String> {
-        let stored = self.oauth.store.load(&self.key)?;
-        let tokens = stored.tokens.as_ref()?;
+    /// The credentials for a `method` request to `url`, the token refreshed first when it has
+    /// expired (`None`: not signed in yet, the server's 401 will start the flow).
+    pub async fn credentials(&self, method: &str, url: &Url) -> Result<Option<Credentials>, ClientError> {
+        let Some(tokens) = self.usable_tokens().await else { return Ok(None) };
+        if !tokens.dpop_bound {
+            return Ok(Some(Credentials { scheme: "Bearer", token: tokens.access_token, proof: None }));
+        }
+        let Some(dpop) = self.dpop.get() else { return Ok(None) };
+        let proof = dpop.proof(method, url, Some(&tokens.access_token))?;
+        Ok(Some(Credentials { scheme: "DPoP", token: tokens.access_token, proof: Some(proof) }))
+    }
+
+    /// The stored tokens, refreshed if they expired; none that cannot be presented (bound to a
+    /// DPoP key of another run of the client).
+    async fn usable_tokens(&self) -> Option<Tokens> {
+        let presentable = |tokens: &Tokens| !tokens.dpop_bound || self.dpop.get().is_some();
+        let tokens = self.oauth.store.load(&self.key)?.tokens?;
         if !tokens.expired() {
-            return Some(tokens.access_token.clone());
+            return presentable(&tokens).then_some(tokens);
         }
         let _flow = self.flow.lock().await;
         let mut stored = self.oauth.store.load(&self.key)?;
-        match stored.tokens.as_ref() {
-            Some(tokens) if !tokens.expired() => Some(tokens.access_token.clone()),
-            Some(_) => match self.refresh(&mut stored).await {
-                Ok(()) => stored.tokens.map(|tokens| tokens.access_token),
+        let tokens = match stored.tokens.clone()? {
+            tokens if !tokens.expired() => tokens,
+            _ => match self.refresh(&mut stored).await {
+                Ok(()) => stored.tokens?,
                 Err(error) => {
                     tracing::info!(
                         "mcp client: the token expired and could not be refreshed ({error}); signing in again"
                     );
-                    None
+                    return None;
                 }
             },
-            None => None,
+        };
+        presentable(&tokens).then_some(tokens)
+    }
+
+    /// The DPoP key for tokens of `server`, if it binds them (made the first time).
+    fn dpop(&self, server: &ServerMetadata) -> Result<Option<&Dpop>, ClientError> {
+        if !server.offers_dpop() {
+            return Ok(None);
         }
+        if let Some(dpop) = self.dpop.get() {
+            return Ok(Some(dpop));
+        }
+        let made = Dpop::new()?;
+        Ok(Some(self.dpop.get_or_init(|| made)))
     }
 
     /// The server refused the request sent with `sent` (401, or 403 `insufficient_scope`):
     /// obtains tokens that should do.
-    pub async fn challenged(&self, challenge: &Challenge, sent: Option<&str>) -> Result<(), ClientError> {
+    pub async fn challenged(&self, headers: &HeaderMap, sent: Option<&str>) -> Result<(), ClientError> {
+        let challenge = &Challenge::of(headers);
+        // A DPoP nonce asked for (RFC 9449 §9): the next proof carries it; nothing else changes.
+        if challenge.wants_nonce() && self.dpop.get().is_some_and(|dpop| dpop.remember_nonce(&self.server, headers)) {
+            return Ok(());
+        }
         let _flow = self.flow.lock().await;
         let stored = self.oauth.store.load(&self.key);
         let current = stored.as_ref().and_then(|stored| stored.tokens.as_ref());
@@ -197,7 +232,8 @@ impl Authorizer {
             fields.push(("scope", scope.to_owned()));
         }
         let secret = self.oauth.secret.as_ref();
-        token::request(&self.fetch, &stored.server, &registration, secret, fields, scope)
+        let dpop = self.dpop(&stored.server)?;
+        token::request(&self.fetch, &stored.server, &registration, secret, fields, scope, dpop)
             .await
             .map_err(|refused| refused.error)
     }
@@ -314,7 +350,9 @@ impl Authorizer {
             ("resource", stored.resource.clone()),
         ];
         let secret = self.oauth.secret.as_ref();
-        match token::request(&self.fetch, &stored.server, &registration, secret, fields, tokens.scope.as_deref()).await
+        let dpop = self.dpop(&stored.server)?;
+        match token::request(&self.fetch, &stored.server, &registration, secret, fields, tokens.scope.as_deref(), dpop)
+            .await
         {
             Ok(mut fresh) => {
                 fresh.refresh_token = fresh.refresh_token.or(Some(refresh_token));
@@ -340,8 +378,12 @@ fn not_signed_in() -> ClientError {
 }
 
 impl super::super::authorization::Authorization for Authorizer {
-    fn token(&self) -> futures_util::future::BoxFuture<'_, Option<String>> {
-        Box::pin(Authorizer::token(self))
+    fn credentials<'a>(
+        &'a self,
+        method: &'a str,
+        url: &'a Url,
+    ) -> futures_util::future::BoxFuture<'a, Result<Option<Credentials>, ClientError>> {
+        Box::pin(Authorizer::credentials(self, method, url))
     }
 
     fn challenged<'a>(
@@ -349,7 +391,7 @@ impl super::super::authorization::Authorization for Authorizer {
         headers: &'a reqwest::header::HeaderMap,
         sent: Option<&'a str>,
     ) -> futures_util::future::BoxFuture<'a, Result<(), ClientError>> {
-        Box::pin(async move { Authorizer::challenged(self, &Challenge::of(headers), sent).await })
+        Box::pin(Authorizer::challenged(self, headers, sent))
     }
 
     fn refused(&self, status: u16, headers: &reqwest::header::HeaderMap) -> bool {

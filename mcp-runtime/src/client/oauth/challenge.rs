@@ -15,7 +15,7 @@ pub(crate) struct Challenge {
 }
 
 impl Challenge {
-    /// The first `Bearer` challenge among the response's `WWW-Authenticate` headers (an empty
+    /// The first `Bearer` (or `DPoP`) challenge among the response's `WWW-Authenticate` headers (an empty
     /// one when there is none: a bare 401 still starts discovery from the well-known URLs).
     pub fn of(headers: &HeaderMap) -> Self {
         headers
@@ -26,13 +26,18 @@ impl Challenge {
             .unwrap_or_default()
     }
 
+    /// Whether the server asks for a DPoP proof with its nonce (RFC 9449 §9).
+    pub fn wants_nonce(&self) -> bool {
+        self.error.as_deref() == Some("use_dpop_nonce")
+    }
+
     /// Whether the token is good but lacks a scope (step-up authorization).
     pub fn insufficient_scope(&self) -> bool {
         self.error.as_deref() == Some("insufficient_scope")
     }
 }
 
-/// The parameters of the `Bearer` challenge in one header value, if it has one.
+/// The parameters of the `Bearer` or `DPoP` challenge in one header value, if it has one.
 fn bearer(header: &str) -> Option<Challenge> {
     let mut rest = header.trim_start();
     let mut challenge = None;
@@ -52,7 +57,7 @@ fn bearer(header: &str) -> Option<Challenge> {
             if challenge.is_some() && !name.is_empty() {
                 break; // the next scheme: the Bearer challenge is complete
             }
-            if name.eq_ignore_ascii_case("bearer") {
+            if name.eq_ignore_ascii_case("bearer") || name.eq_ignore_ascii_case("dpop") {
                 challenge = Some(Challenge::default());
             }
             rest = after.trim_start_matches(',').trim_start();
@@ -117,11 +122,13 @@ mod tests {
     #[test]
     fn finds_bearer_among_other_schemes_and_reads_escapes_and_tokens() {
         let challenge =
-            parse(r#"DPoP algs="ES256", Bearer realm="x", error=invalid_token, scope="a \"b\"", Basic realm="y""#)
+            parse(r#"Basic realm="y", Bearer realm="x", error=invalid_token, scope="a \"b\"", Basic realm="y""#)
                 .unwrap();
         assert_eq!(challenge.error.as_deref(), Some("invalid_token"));
         assert_eq!(challenge.scope.as_deref(), Some(r#"a "b""#));
         assert_eq!(parse("Bearer").unwrap(), Challenge::default());
+        let dpop = parse(r#"DPoP error="use_dpop_nonce", algs="ES256""#).unwrap();
+        assert!(dpop.wants_nonce());
         assert_eq!(parse(r#"Basic realm="x""#), None);
         assert_eq!(parse(""), None);
     }

@@ -46,6 +46,7 @@ pub(crate) struct ServerMetadata {
     pub client_id_metadata_document_supported: bool,
     #[serde(default)]
     pub authorization_response_iss_parameter_supported: bool,
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
 }
 
 impl ServerMetadata {
@@ -56,6 +57,12 @@ impl ServerMetadata {
             Some(methods) => methods.iter().any(|m| m == method),
             None => method == "client_secret_basic",
         }
+    }
+
+    /// Whether the server binds tokens to a DPoP key the client signs with.
+    pub fn offers_dpop(&self) -> bool {
+        let algorithms = self.dpop_signing_alg_values_supported.as_deref().unwrap_or_default();
+        algorithms.iter().any(|algorithm| algorithm == super::dpop::ALGORITHM)
     }
 
     pub fn endpoint(&self, which: &str) -> Result<Url, ClientError> {

@@ -23,6 +23,7 @@ pub(crate) struct Fetch {
 /// An answer: its status and its body, parsed as JSON when it is JSON.
 pub(crate) struct Answer {
     pub status: StatusCode,
+    pub headers: reqwest::header::HeaderMap,
     pub json: Option<Value>,
 }
 
@@ -97,13 +98,14 @@ impl Fetch {
                 .await
                 .map_err(|e| auth_error(format!("{} could not be reached: {}", redact(url), e.without_url())))?;
             let status = response.status();
+            let headers = response.headers().clone();
             let body = bounded::body(response, self.max_response).await.map_err(|error| match error {
                 ClientError::MessageTooLarge { limit, .. } => {
                     auth_error(format!("{} answered with more than {limit} bytes", redact(url)))
                 }
                 other => other,
             })?;
-            Ok(Answer { status, json: serde_json::from_slice(&body).ok() })
+            Ok(Answer { status, headers, json: serde_json::from_slice(&body).ok() })
         };
         tokio::time::timeout(self.timeout, exchange)
             .await

@@ -42,6 +42,7 @@
 mod authorizer;
 mod challenge;
 mod discovery;
+mod dpop;
 mod fetch;
 mod pkce;
 mod registration;
@@ -116,7 +117,11 @@ impl OAuth {
     /// for an identity assertion grant for the MCP server's authorization server, which that
     /// server exchanges for an access token (the JWT bearer grant), the client authenticated
     /// with `client_id` and `secret`. No browser, no consent page.
-    pub fn enterprise(assertion: IdentityAssertion, client_id: impl Into<String>, secret: Option<ClientSecret>) -> Self {
+    pub fn enterprise(
+        assertion: IdentityAssertion,
+        client_id: impl Into<String>,
+        secret: Option<ClientSecret>,
+    ) -> Self {
         Self::with_grant(Grant::Enterprise(assertion)).client_id(client_id, secret)
     }
 

@@ -161,6 +161,7 @@ mod tests {
                 refresh_token: Some("rt-secret".into()),
                 expires_at: None,
                 scope: Some("mcp".into()),
+                dpop_bound: false,
             }),
             registrations: BTreeMap::new(),
         }

@@ -3,6 +3,7 @@
 
 use super::super::error::ClientError;
 use super::discovery::ServerMetadata;
+use super::dpop::Dpop;
 use super::fetch::{Fetch, auth_error, printable};
 use super::pkce::random;
 use super::registration::{ClientSecret, Registration, authenticate};
@@ -26,6 +27,9 @@ pub struct Tokens {
     /// The scopes granted (space-separated), as the authorization server said or as asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
+    /// Whether the token is bound to the client's DPoP key (presented as `DPoP`, not `Bearer`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dpop_bound: bool,
 }
 
 impl std::fmt::Debug for Tokens {
@@ -35,6 +39,7 @@ impl std::fmt::Debug for Tokens {
             .field("refresh_token", &self.refresh_token.as_ref().map(|_| "<redacted>"))
             .field("expires_at", &self.expires_at)
             .field("scope", &self.scope)
+            .field("dpop_bound", &self.dpop_bound)
             .finish()
     }
 }
@@ -54,7 +59,8 @@ pub(crate) struct Refused {
 }
 
 /// Asks the token endpoint of `server` for tokens with `grant` (the grant's own form fields),
-/// authenticated as `registration`.
+/// authenticated as `registration`; with a DPoP proof when `dpop` is given (sent again once with
+/// the server's nonce when it asks for one).
 pub(crate) async fn request(
     fetch: &Fetch,
     server: &ServerMetadata,
@@ -62,13 +68,28 @@ pub(crate) async fn request(
     secret: Option<&ClientSecret>,
     grant: Vec<(&'static str, String)>,
     asked_scope: Option<&str>,
+    dpop: Option<&Dpop>,
 ) -> Result<Tokens, Refused> {
     let refused = |error| Refused { code: None, error };
     let endpoint = server.endpoint("token").map_err(refused)?;
-    let (mut form, headers) = authenticate(registration, secret, &server.issuer).map_err(refused)?;
-    form.extend(grant);
-    let form: Vec<(&str, &str)> = form.iter().map(|(name, value)| (*name, value.as_str())).collect();
-    let answer = fetch.post_form(&endpoint, &form, &headers).await.map_err(refused)?;
+    let mut answer = None;
+    for _ in 0..2 {
+        // A client assertion (and a proof) may be used once: each attempt signs anew.
+        let (mut form, mut headers) = authenticate(registration, secret, &server.issuer).map_err(refused)?;
+        form.extend(grant.iter().cloned());
+        if let Some(dpop) = dpop {
+            headers.push(("dpop", dpop.proof("POST", &endpoint, None).map_err(refused)?));
+        }
+        let form: Vec<(&str, &str)> = form.iter().map(|(name, value)| (*name, value.as_str())).collect();
+        let sent = fetch.post_form(&endpoint, &form, &headers).await.map_err(refused)?;
+        let wants_nonce = sent.error_code() == Some("use_dpop_nonce");
+        let retry = wants_nonce && dpop.is_some_and(|dpop| dpop.remember_nonce(&endpoint, &sent.headers));
+        answer = Some(sent);
+        if !retry {
+            break;
+        }
+    }
+    let answer = answer.expect("one attempt at least");
     if !answer.status.is_success() {
         let error = auth_error(format!("the token endpoint refused: {}", answer.oauth_error()));
         return Err(Refused { code: answer.error_code().map(str::to_owned), error });
@@ -82,9 +103,12 @@ pub(crate) async fn request(
         scope: Option<String>,
     }
     let issued: Issued = answer.parse("the token response").map_err(refused)?;
-    if !issued.token_type.eq_ignore_ascii_case("bearer") {
-        let why =
-            format!("the token endpoint issued a {:?} token; only Bearer is supported", printable(&issued.token_type));
+    let dpop_bound = dpop.is_some() && issued.token_type.eq_ignore_ascii_case("dpop");
+    if !dpop_bound && !issued.token_type.eq_ignore_ascii_case("bearer") {
+        let why = format!(
+            "the token endpoint issued a {:?} token, which this client cannot present",
+            printable(&issued.token_type)
+        );
         return Err(refused(auth_error(why)));
     }
     Ok(Tokens {
@@ -92,6 +116,7 @@ pub(crate) async fn request(
         refresh_token: issued.refresh_token,
         expires_at: issued.expires_in.map(|seconds| now() + seconds),
         scope: issued.scope.or_else(|| asked_scope.map(str::to_owned)),
+        dpop_bound,
     })
 }
 
@@ -140,6 +165,7 @@ mod tests {
             refresh_token: Some("secret-refresh".into()),
             expires_at: Some(1),
             scope: None,
+            dpop_bound: false,
         };
         let shown = format!("{tokens:?}");
         assert!(!shown.contains("secret"), "{shown}");
