@@ -577,13 +577,20 @@ fn empty_if_absent(error: ConnectionError) -> Result<Vec<Value>, ConnectionError
 async fn call(args: CallArgs) -> Result<i32, Failure> {
     let mut connection = connect(&args.server).await?;
     let tools = Connection::list_tools(&mut connection).await?;
-    let Some(tool) = tools.iter().find(|t| t["name"] == args.tool.as_str()) else {
-        let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-        return Err(Failure::usage(format!("the server has no tool `{}`; its tools: {}", args.tool, names.join(", "))));
-    };
-    let arguments = arguments::from_words(&args.arguments, tool.get("inputSchema"))
+    let listed = tools.iter().find(|t| t["name"] == args.tool.as_str());
+    let arguments = arguments::from_words(&args.arguments, listed.and_then(|tool| tool.get("inputSchema")))
         .map_err(|e| format!("{e}\nusage: cargo mcp call ... {} KEY=VALUE...", args.tool))?;
-    let result = Connection::call_tool(&mut connection, &args.tool, arguments).await?;
+    // A tool missing from the list is called all the same: a server hides from each caller the
+    // tools its token may not call, and then says why (a 403 naming the scope).
+    let result = match Connection::call_tool(&mut connection, &args.tool, arguments).await {
+        Ok(result) => result,
+        Err(ConnectionError::Rpc { .. }) if listed.is_none() => {
+            let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+            let message = format!("the server has no tool `{}`; its tools: {}", args.tool, names.join(", "));
+            return Err(Failure::usage(message));
+        }
+        Err(error) => return Err(error.into()),
+    };
     connection.close().await;
     let is_error = result.get("isError") == Some(&Value::Bool(true));
     if args.json {

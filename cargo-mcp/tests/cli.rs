@@ -180,29 +180,34 @@ fn an_answer_over_the_message_size_limit_fails_naming_it() {
     }
 }
 
-/// `examples/http-server` on a free port, stopped when dropped.
+/// An HTTP example (`examples/http-server`, unless named) on a free port, stopped when dropped.
 struct HttpServer {
     child: std::process::Child,
     url: String,
+    port: u16,
 }
 
 impl HttpServer {
     fn start() -> Self {
+        Self::start_example("http-server", "HTTP_SERVER_BIN")
+    }
+
+    fn start_example(name: &str, variable: &str) -> Self {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let mut child = Command::new(example("http-server", "HTTP_SERVER_BIN"))
+        let mut child = Command::new(example(name, variable))
             .env("PORT", port.to_string())
             .stderr(std::process::Stdio::null())
             .spawn()
             .expect("http-server starts");
         for _ in 0..500 {
             if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return Self { child, url: format!("http://127.0.0.1:{port}/mcp") };
+                return Self { child, url: format!("http://127.0.0.1:{port}/mcp"), port };
             }
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
         let _ = child.kill();
         let _ = child.wait();
-        panic!("http-server did not listen on port {port}");
+        panic!("{name} did not listen on port {port}");
     }
 }
 
@@ -629,4 +634,39 @@ fn nothing_a_server_sends_reaches_the_terminal_raw() {
     assert!(stdout(&output).contains("\\u001b[31mred\\u001b]0;pwned\\u0007\\u000dover\\u009b2J\\u202edesrever-tool("));
     let output = cargo_mcp(&["call", "--http", url, "fail"]);
     assert!(stderr(&output).contains("error -32602: \\u001b[31mred"), "{}", stderr(&output));
+}
+
+/// Against a server behind authorization (`examples/auth-server`, its development tokens), a
+/// refusal says what to do: without a token, sign in (`cargo mcp login`) or pass `--bearer`; with
+/// a token that lacks a tool's scope, the server's 403 and the scope, not "no such tool" (the
+/// tool is hidden from that caller's list, and called all the same).
+#[test]
+fn authorization_failures_say_what_the_server_wants() {
+    let server = HttpServer::start_example("auth-server", "AUTH_SERVER_BIN");
+    let tokens = std::env::temp_dir().join(format!("cargo-mcp-no-tokens-{}.json", std::process::id()));
+    let run = |args: &[&str]| {
+        Command::new(CARGO_MCP)
+            .args(args)
+            .env("CARGO_MCP_TOKENS", &tokens)
+            .env_remove("MCP_BEARER_TOKEN")
+            .output()
+            .unwrap()
+    };
+    let output = run(&["call", "--http", &server.url, "whoami"]);
+    assert_eq!(code(&output), 2, "{}", stderr(&output));
+    let said = stderr(&output);
+    assert!(said.contains("HTTP 401") && said.contains("cargo mcp login") && said.contains("--bearer"), "{said}");
+
+    let printed = Command::new(example("auth-server", "AUTH_SERVER_BIN"))
+        .args(["--print-test-token", "notes:read"])
+        .env("PORT", server.port.to_string())
+        .output()
+        .unwrap();
+    let token = String::from_utf8(printed.stdout).unwrap().trim().to_owned();
+    let output = run(&["call", "--http", &server.url, "--bearer", &token, "whoami"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let output = run(&["call", "--http", &server.url, "--bearer", &token, "add_note", "text=milk"]);
+    let said = stderr(&output);
+    assert_eq!(code(&output), 2, "{said}");
+    assert!(said.contains("HTTP 403") && said.contains("notes:write") && !said.contains("has no tool"), "{said}");
 }

@@ -92,11 +92,9 @@ impl Fetch {
     async fn send(&self, request: reqwest::RequestBuilder, url: &Url) -> Result<Answer, ClientError> {
         require_secure(url)?;
         let exchange = async {
-            let response = request
-                .header(ACCEPT, "application/json")
-                .send()
-                .await
-                .map_err(|e| auth_error(format!("{} could not be reached: {}", redact(url), e.without_url())))?;
+            let response = request.header(ACCEPT, "application/json").send().await.map_err(|e| {
+                auth_error(format!("{} could not be reached: {}", redact(url), with_causes(&e.without_url())))
+            })?;
             let status = response.status();
             let headers = response.headers().clone();
             let body = bounded::body(response, self.max_response).await.map_err(|error| match error {
@@ -111,6 +109,18 @@ impl Fetch {
             .await
             .map_err(|_| auth_error(format!("{} did not answer within {:?}", redact(url), self.timeout)))?
     }
+}
+
+/// An error and what caused it (`error sending request: connection refused`).
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        cause = inner.source();
+    }
+    text
 }
 
 /// Refuses a URL the flow must not send anything to: not `https`, unless `http` to a loopback
