@@ -17,7 +17,6 @@ use std::fmt;
 /// let source = std::error::Error::source(&error).expect("the I/O error is the source");
 /// assert_eq!(source.to_string(), "pipe closed");
 /// ```
-#[derive(Debug)]
 pub struct Error {
     kind: ErrorKind,
     message: String,
@@ -79,6 +78,28 @@ impl fmt::Display for Error {
     }
 }
 
+/// The message and its causes, as `main` prints an error it returns (`Error: ...`); the fields
+/// with `{:#?}`.
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if f.alternate() {
+            return f
+                .debug_struct("Error")
+                .field("kind", &self.kind)
+                .field("message", &self.message)
+                .field("source", &self.source)
+                .finish();
+        }
+        f.write_str(&self.message)?;
+        let mut cause = std::error::Error::source(self);
+        while let Some(inner) = cause {
+            write!(f, "\n\nCaused by: {inner}")?;
+            cause = inner.source();
+        }
+        Ok(())
+    }
+}
+
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         self.source.as_deref().map(|e| e as _)
@@ -110,6 +131,18 @@ mod tests {
         assert_eq!(error.kind(), ErrorKind::Io);
         let source = error.source().and_then(|s| s.downcast_ref::<std::io::Error>()).expect("an io::Error");
         assert_eq!(source.kind(), std::io::ErrorKind::BrokenPipe);
+    }
+
+    #[test]
+    fn debug_is_what_main_prints_the_message_and_its_causes() {
+        // `fn main() -> Result<(), Error>` prints `Error: {:?}`: a person reads it (issue 38).
+        let error = Error::new(ErrorKind::Config, "no State<Db> was registered: call .state(db) on the server")
+            .with_source(std::io::Error::other("the cause"));
+        assert_eq!(
+            format!("{error:?}"),
+            "no State<Db> was registered: call .state(db) on the server\n\nCaused by: the cause"
+        );
+        assert!(format!("{error:#?}").contains("kind: Config"));
     }
 
     #[test]
