@@ -6,7 +6,7 @@
 # as tasks and pending ones too), then the scenarios run on their own.
 # `scripts/conformance.sh client`: the suite's mock servers against `examples/conformance-client`
 # (written on `mcp_runtime::client`), every client scenario of 2025-11-25 and of 2026-07-28 (the
-# extensions the suite runs with them too).
+# extensions the suite runs with them too), then the skills extension's (SEP-2640).
 # With no argument, both. Exits non-zero on any failed check, with no list of expected failures.
 #
 # Needs Node >= 22 (see scripts/node-env.sh, which installs it under `.node/` when missing).
@@ -178,6 +178,11 @@ client_side() {
         scored="$(scored_for client "$revision")"
         [[ -n "$scored" ]] || { echo "could not list the client scenarios $revision scores" >&2; exit 1; }
         run client "client-$revision" "$scored" --command "$client" --requirements "$revision"
+    done
+    # The skills extension (SEP-2640), in no requirement set.
+    for scenario in sep-2640-client-no-prefetch sep-2640-client-verify-digest sep-2640-client-verify-size \
+        sep-2640-client-verify-frontmatter; do
+        run client "client-$scenario" "$scenario" --command "$client" --scenario "$scenario"
     done
 }
 

@@ -13,6 +13,7 @@
 //! the suite's checks, made on the server side, say whether it ran correctly.
 
 mod auth;
+mod skills;
 
 use mcp_runtime::client::{Client, ClientBuilder, ElicitationRequest, Negotiation, Tool};
 use mcp_runtime::{CallToolResult, Elicitation, ProtocolVersion, Role, Sampled};
@@ -71,6 +72,10 @@ impl Run {
             "http-standard-headers" => self.use_everything().await,
             "http-custom-headers" => self.call_context_tools().await,
             "http-invalid-tool-headers" => self.call_every_listed_tool().await,
+            "sep-2640-client-no-prefetch" => skills::list_only(self).await,
+            "sep-2640-client-verify-digest" | "sep-2640-client-verify-size" | "sep-2640-client-verify-frontmatter" => {
+                skills::load_all(self).await
+            }
             // The authorization scenarios: the client's OAuth flow (feature `oauth`).
             _ if name.starts_with("auth/") => auth::run(self, name).await,
             _ => Err(format!("unknown scenario {name:?}").into()),
