@@ -1,6 +1,8 @@
 //! Choosing the protocol era when connecting, as the official Python SDK's `auto` mode does:
 //! probe `server/discover` at 2026-07-28; anything short of positive evidence that the server
-//! speaks it falls back to the `initialize` handshake of the 2025-11-25 family.
+//! speaks it falls back to the `initialize` handshake of the 2025-11-25 family. A probe refused
+//! with -32022 is sent once more at a stateless version the error names, if the client speaks
+//! one. A session is connected once the server answered its `GET` stream.
 
 use super::error::ClientError;
 use super::peer::{Peer, RequestOptions};
@@ -12,6 +14,8 @@ use std::time::Duration;
 
 /// How long the `server/discover` probe may take before the handshake is tried instead.
 const DISCOVER_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long `connect` waits for the server to answer the session's `GET` before going on.
+const STREAM_TIMEOUT: Duration = Duration::from_secs(10);
 /// The stateless version the probe asks for first.
 const NEWEST_STATELESS: ProtocolVersion = ProtocolVersion::V2026_07_28;
 /// `-32022`: the server does not speak the version asked for (its versions in `data.supported`).
@@ -126,8 +130,8 @@ async fn initialize(peer: &Arc<Peer>) -> Result<ServerDetails, ClientError> {
     peer.notify("notifications/initialized", json!({})).await?;
     // Connected once the session's stream is open (or refused): a request the server sends on
     // it right after the handshake would otherwise find no stream and be lost.
-    if tokio::time::timeout(peer.timeout, peer.link.listen()).await.is_err() {
-        tracing::debug!("mcp client: the server did not answer the session's GET within {:?}", peer.timeout);
+    if tokio::time::timeout(STREAM_TIMEOUT, peer.link.listen()).await.is_err() {
+        tracing::warn!("mcp client: the server did not answer the session's GET within {STREAM_TIMEOUT:?}; going on");
     }
     Ok(details)
 }
