@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# Runs the official MCP conformance suite (@modelcontextprotocol/conformance) against the fixture
-# server `examples/conformance`, over Streamable HTTP: every scenario of 2025-11-25 and of
-# 2026-07-28 (scored or not: extensions such as tasks and pending ones too), then the scenarios
-# run on their own. Exits non-zero on any failed check, with no list of expected failures.
+# Runs the official MCP conformance suite (@modelcontextprotocol/conformance) in both its modes.
+#
+# `scripts/conformance.sh server`: against the fixture server `examples/conformance`, over
+# Streamable HTTP: every scenario of 2025-11-25 and of 2026-07-28 (scored or not: extensions such
+# as tasks and pending ones too), then the scenarios run on their own.
+# `scripts/conformance.sh client`: the suite's mock servers against `examples/conformance-client`
+# (written on `mcp_runtime::client`), every client scenario of 2025-11-25 and of 2026-07-28 (the
+# extensions the suite runs with them too), then the skills extension's (SEP-2640).
+# With no argument, both. Exits non-zero on any failed check, with no list of expected failures.
 #
 # Needs Node >= 22 (see scripts/node-env.sh, which installs it under `.node/` when missing).
 # Results go to `target/conformance/<run>/` (`CONFORMANCE_RESULTS` names another folder).
 # `PORT` picks the fixture's port (default: the first free one from 3000). With
-# `CONFORMANCE_URL`, the suite runs against that endpoint, a server already running (e.g. the
-# load balancer of scripts/replicas.sh), and no fixture is built or started.
+# `CONFORMANCE_URL`, the server suite runs against that endpoint, a server already running (e.g.
+# the load balancer of scripts/replicas.sh), and no fixture is built or started.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -19,68 +24,18 @@ results="${CONFORMANCE_RESULTS:-$root/target/conformance}"
 
 log() { printf '\n=== %s\n' "$*" >&2; }
 
+part="${1:-all}"
+case "$part" in
+    all | server | client) ;;
+    *) echo "usage: $0 [server|client]" >&2; exit 2 ;;
+esac
+
 # --- Node 22 -------------------------------------------------------------------------------------
 source "$root/scripts/node-env.sh"
 
-rm -rf "$results"
+# One part alone leaves the other's results in place.
+if [[ "$part" == all ]]; then rm -rf "$results"; fi
 mkdir -p "$results"
-
-# --- The fixture, unless a server is named -------------------------------------------------------
-server_pid=""
-if [[ -n "${CONFORMANCE_URL:-}" ]]; then
-    url="$CONFORMANCE_URL"
-    log "running against the server at $url"
-else
-    log "building examples/conformance"
-    cargo build --quiet -p conformance
-    fixture="$root/target/debug/conformance"
-
-    port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-    if [[ -z "${PORT:-}" ]]; then
-        PORT=3000
-        while ! port_free "$PORT"; do PORT=$((PORT + 1)); done
-    elif ! port_free "$PORT"; then
-        echo "port $PORT is already in use" >&2
-        exit 1
-    fi
-    export PORT
-    url="http://127.0.0.1:$PORT/mcp"
-
-    stop_fixture() {
-        if [[ -n "$server_pid" ]] && kill -0 "$server_pid" 2>/dev/null; then
-            kill -TERM "$server_pid" 2>/dev/null || true
-            for _ in $(seq 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
-            kill -KILL "$server_pid" 2>/dev/null || true
-            wait "$server_pid" 2>/dev/null || true
-        fi
-    }
-    trap stop_fixture EXIT
-    trap 'exit 130' INT TERM
-
-    log "starting the fixture at $url (log: $results/fixture.log)"
-    RUST_LOG="${RUST_LOG:-info}" "$fixture" >"$results/fixture.log" 2>&1 &
-    server_pid=$!
-fi
-
-# Ready when a ping answers (an HTTP answer of any kind means it listens).
-ready=""
-for _ in $(seq 100); do
-    if [[ -n "$server_pid" ]] && ! kill -0 "$server_pid" 2>/dev/null; then
-        echo "the fixture exited early:" >&2
-        cat "$results/fixture.log" >&2
-        exit 1
-    fi
-    if node -e '
-        fetch(process.argv[1], {method: "POST",
-            headers: {"Content-Type": "application/json", Accept: "application/json, text/event-stream"},
-            body: JSON.stringify({jsonrpc: "2.0", id: 1, method: "ping"})})
-          .then(r => process.exit(r.status < 500 ? 0 : 1), () => process.exit(1))' "$url"; then
-        ready=1
-        break
-    fi
-    sleep 0.1
-done
-[[ -n "$ready" ]] || { echo "the server did not answer at $url" >&2; exit 1; }
 
 # --- The suite -----------------------------------------------------------------------------------
 # After each run, `report` lists every check that is not a success, from the run's checks.json
@@ -93,53 +48,149 @@ import fs from "node:fs";
 import path from "node:path";
 const [dir, scoredList] = process.argv.slice(2);
 const scored = scoredList ? new Set(scoredList.split(/\s+/).filter(Boolean)) : null;
+// Each scenario's folder holds its checks.json; `auth/...` scenarios sit one folder deeper.
+function* runs(folder, prefix = "") {
+    for (const entry of fs.readdirSync(folder, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+        if (!entry.isDirectory()) continue;
+        const sub = path.join(folder, entry.name);
+        if (fs.existsSync(path.join(sub, "checks.json"))) yield [prefix + entry.name, sub];
+        else yield* runs(sub, `${prefix}${entry.name}/`);
+    }
+}
 let bad = 0, shown = 0;
-for (const run of fs.readdirSync(dir).sort()) {
-    const file = path.join(dir, run, "checks.json");
-    if (!fs.existsSync(file)) continue;
+const counts = { SUCCESS: 0, FAILURE: 0, WARNING: 0 };
+const failing = new Set();
+for (const [run, folder] of runs(dir)) {
     const scenario = run.replace(/^server-/, "").replace(/-\d{4}-\d{2}-\d{2}T.*$/, "");
-    const counts = scored && !scored.has(scenario) ? "not scored" : "scored";
-    for (const check of JSON.parse(fs.readFileSync(file, "utf8"))) {
+    const counted = scored && !scored.has(scenario) ? "not scored" : "scored";
+    for (const check of JSON.parse(fs.readFileSync(path.join(folder, "checks.json"), "utf8"))) {
+        if (check.status in counts) counts[check.status]++;
         if (["SUCCESS", "INFO"].includes(check.status)) continue;
         const fails = ["FAILURE", "WARNING"].includes(check.status);
         bad += fails;
         shown++;
-        console.log(`  ${fails ? "!!" : "  "} [${counts}] ${scenario} / ${check.id}: ${check.status} ${check.errorMessage ?? ""}`.trimEnd());
+        if (fails) failing.add(scenario);
+        console.log(`  ${fails ? "!!" : "  "} [${counted}] ${scenario} / ${check.id}: ${check.status} ${check.errorMessage ?? ""}`.trimEnd());
     }
 }
 if (!shown) console.log("  (none)");
+console.log(`  checks: ${counts.SUCCESS} passed, ${counts.FAILURE} failed, ${counts.WARNING} warnings; ` +
+    `scenarios failing: ${failing.size ? [...failing].join(" ") : "none"}`);
 process.exit(bad ? 1 : 0);
 JS
 
 failed=()
+# `run <side> <name> <scored scenarios> <suite arguments>...`: one run of the suite, then its report.
 run() {
-    local name="$1" scored="$2"
-    shift 2
-    log "conformance $name: $*"
+    local side="$1" name="$2" scored="$3"
+    shift 3
+    log "conformance $side $name: $*"
     local status=0
-    npx -y "$SUITE" server --url "$url" -o "$results/$name" "$@" || status=$?
+    rm -rf "${results:?}/$name"
+    npx -y "$SUITE" "$side" -o "$results/$name" "$@" || status=$?
     log "checks of $name that did not succeed"
     node "$report_js" "$results/$name" "$scored" || status=1
     ((status == 0)) || failed+=("$name")
 }
-# The scenarios a revision scores, from `list --requirements`.
+# The scenarios a revision scores on one side (`server` or `client`), from `list --requirements`.
 scored_for() {
-    npx -y "$SUITE" list --server --requirements "$1" |
-        awk '/^Server scenarios/ {on = 1; next} on && /^ *- / {print $2; next} on && NF == 0 {on = 0}'
+    local heading
+    heading="$(tr '[:lower:]' '[:upper:]' <<<"${1:0:1}")${1:1} scenarios"
+    npx -y "$SUITE" list "--$1" --requirements "$2" |
+        awk -v heading="^$heading" '$0 ~ heading {on = 1; next} on && /^ *- / {print $2; next} on && NF == 0 {on = 0}'
 }
 
-for revision in 2025-11-25 2026-07-28; do
-    scored="$(scored_for "$revision")"
-    [[ -n "$scored" ]] || { echo "could not list the scenarios $revision scores" >&2; exit 1; }
-    run "$revision" "$scored" --requirements "$revision"
-done
-for scenario in server-session-lifecycle json-schema-2020-12 server-sse-polling http-header-validation \
-    http-custom-header-server-validation; do
-    run "$scenario" "$scenario" --scenario "$scenario"
-done
+# --- The server side: the fixture, unless a server is named ---------------------------------------
+server_side() {
+    server_pid=""
+    if [[ -n "${CONFORMANCE_URL:-}" ]]; then
+        url="$CONFORMANCE_URL"
+        log "running against the server at $url"
+    else
+        log "building examples/conformance"
+        cargo build --quiet -p conformance
+        fixture="$root/target/debug/conformance"
+
+        port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+        if [[ -z "${PORT:-}" ]]; then
+            PORT=3000
+            while ! port_free "$PORT"; do PORT=$((PORT + 1)); done
+        elif ! port_free "$PORT"; then
+            echo "port $PORT is already in use" >&2
+            exit 1
+        fi
+        export PORT
+        url="http://127.0.0.1:$PORT/mcp"
+
+        stop_fixture() {
+            if [[ -n "$server_pid" ]] && kill -0 "$server_pid" 2>/dev/null; then
+                kill -TERM "$server_pid" 2>/dev/null || true
+                for _ in $(seq 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
+                kill -KILL "$server_pid" 2>/dev/null || true
+                wait "$server_pid" 2>/dev/null || true
+            fi
+        }
+        trap stop_fixture EXIT
+        trap 'exit 130' INT TERM
+
+        log "starting the fixture at $url (log: $results/fixture.log)"
+        RUST_LOG="${RUST_LOG:-info}" "$fixture" >"$results/fixture.log" 2>&1 &
+        server_pid=$!
+    fi
+
+    # Ready when a ping answers (an HTTP answer of any kind means it listens).
+    ready=""
+    for _ in $(seq 100); do
+        if [[ -n "$server_pid" ]] && ! kill -0 "$server_pid" 2>/dev/null; then
+            echo "the fixture exited early:" >&2
+            cat "$results/fixture.log" >&2
+            exit 1
+        fi
+        if node -e '
+            fetch(process.argv[1], {method: "POST",
+                headers: {"Content-Type": "application/json", Accept: "application/json, text/event-stream"},
+                body: JSON.stringify({jsonrpc: "2.0", id: 1, method: "ping"})})
+              .then(r => process.exit(r.status < 500 ? 0 : 1), () => process.exit(1))' "$url"; then
+            ready=1
+            break
+        fi
+        sleep 0.1
+    done
+    [[ -n "$ready" ]] || { echo "the server did not answer at $url" >&2; exit 1; }
+
+    for revision in 2025-11-25 2026-07-28; do
+        scored="$(scored_for server "$revision")"
+        [[ -n "$scored" ]] || { echo "could not list the server scenarios $revision scores" >&2; exit 1; }
+        run server "$revision" "$scored" --url "$url" --requirements "$revision"
+    done
+    for scenario in server-session-lifecycle json-schema-2020-12 server-sse-polling http-header-validation \
+        http-custom-header-server-validation; do
+        run server "$scenario" "$scenario" --url "$url" --scenario "$scenario"
+    done
+}
+
+# --- The client side: examples/conformance-client against the suite's mock servers ---------------
+client_side() {
+    log "building examples/conformance-client"
+    cargo build --quiet -p conformance-client
+    local client="$root/target/debug/conformance-client"
+    for revision in 2025-11-25 2026-07-28; do
+        scored="$(scored_for client "$revision")"
+        [[ -n "$scored" ]] || { echo "could not list the client scenarios $revision scores" >&2; exit 1; }
+        run client "client-$revision" "$scored" --command "$client" --requirements "$revision"
+    done
+    # The skills extension (SEP-2640), in no requirement set.
+    for scenario in sep-2640-client-no-prefetch sep-2640-client-verify-digest sep-2640-client-verify-size \
+        sep-2640-client-verify-frontmatter; do
+        run client "client-$scenario" "$scenario" --command "$client" --scenario "$scenario"
+    done
+}
+
+if [[ "$part" != client ]]; then server_side; fi
+if [[ "$part" != server ]]; then client_side; fi
 
 if ((${#failed[@]})); then
-    log "FAILED: ${failed[*]} (details: $results/<run>/*/checks.json)"
+    log "FAILED: ${failed[*]} (details: $results/<run>/**/checks.json)"
     exit 1
 fi
 log "all conformance runs passed"

@@ -56,7 +56,7 @@ log "$replicas replica(s) behind nginx at $url ($(head -n 1 "$out/cluster.log"))
 failed=()
 
 log "official conformance suite through the load balancer"
-CONFORMANCE_URL="$url" CONFORMANCE_RESULTS="$out/conformance" scripts/conformance.sh || failed+=(conformance)
+CONFORMANCE_URL="$url" CONFORMANCE_RESULTS="$out/conformance" scripts/conformance.sh server || failed+=(conformance)
 
 log "Python SDK (mcp==2.3.0) sessions through the load balancer"
 scripts/python-env.sh

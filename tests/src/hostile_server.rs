@@ -4,12 +4,15 @@
 //! tools answer with a flood (one JSON body, one SSE line, one SSE event of many lines), its
 //! `GET` stream says `retry: 0` and closes, and it may redirect every request to `/mcp`
 //! elsewhere. It records what it received and counts the bytes of each flood it got out
-//! before the client hung up.
+//! before the client hung up. It can also speak 2026-07-28 (`server/discover`) and test the
+//! client's side of the protocol where servers seldom go (`client_conformance.rs`): a first
+//! request refused with -32022, tools of its choosing, a `GET` stream slow to open, and a
+//! call whose stream closes before its answer, which comes when the client resumes it.
 
 use serde_json::{Value, json};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -25,13 +28,37 @@ pub struct Behaviour {
     pub retry_zero_stream: bool,
     /// Answer every request to `/mcp` with `307` to this location (other paths are served).
     pub redirect: Option<String>,
+    /// Answer `server/discover`, speaking 2026-07-28 (else only the handshake).
+    pub stateless: bool,
+    /// Refuse the first request with `400` and -32022, naming 2026-07-28 as supported.
+    pub refuse_first_version: bool,
+    /// The tools `tools/list` shows (their definitions), instead of [`TOOLS`].
+    pub tools: Option<Vec<Value>>,
+    /// Answer a `GET` after this long with an SSE stream that stays open (else 405).
+    pub open_stream: Option<Duration>,
+    /// `tools/call` of `resumable` answers with an SSE stream whose priming event has an id
+    /// and this `retry` (ms), and closes it; the answer comes on the `GET` that resumes it
+    /// (the conformance suite's `sse-retry` scenario).
+    pub resumable_retry: Option<u64>,
 }
 
 impl Default for Behaviour {
     fn default() -> Self {
-        Self { flood_bytes: 256 << 20, retry_zero_stream: false, redirect: None }
+        Self {
+            flood_bytes: 256 << 20,
+            retry_zero_stream: false,
+            redirect: None,
+            stateless: false,
+            refuse_first_version: false,
+            tools: None,
+            open_stream: None,
+            resumable_retry: None,
+        }
     }
 }
+
+/// The id of the priming event of the `resumable` call's stream.
+pub const RESUMABLE_EVENT_ID: &str = "call-1";
 
 /// A request the server received.
 #[derive(Clone, Debug)]
@@ -66,6 +93,16 @@ pub struct Flood {
 struct Log {
     requests: Mutex<Vec<Request>>,
     floods: Mutex<Vec<Flood>>,
+    /// What the server did, and when (`stream opened`, `call stream closed`).
+    marks: Mutex<Vec<(&'static str, Instant)>>,
+    /// The id of the `resumable` call waiting for its answer.
+    pending_call: Mutex<Option<Value>>,
+}
+
+impl Log {
+    fn mark(&self, what: &'static str) {
+        self.marks.lock().unwrap().push((what, Instant::now()));
+    }
 }
 
 /// The running server; it stops with the test's runtime.
@@ -105,6 +142,12 @@ impl HostileServer {
         self.requests().into_iter().filter(|r| r.method == "GET").collect()
     }
 
+    /// When the server first did `what` (`"stream opened"`: the head of a `GET` stream went
+    /// out; `"call stream closed"`: the `resumable` call's stream was closed).
+    pub fn marked(&self, what: &str) -> Option<Instant> {
+        self.log.marks.lock().unwrap().iter().find(|(done, _)| *done == what).map(|(_, at)| *at)
+    }
+
     /// Every flood that ended so far.
     pub fn floods(&self) -> Vec<Flood> {
         self.log.floods.lock().unwrap().clone()
@@ -123,9 +166,38 @@ async fn serve(mut stream: TcpStream, behaviour: &Behaviour, log: &Log) {
         let head = format!("HTTP/1.1 307 Temporary Redirect\r\nlocation: {location}\r\ncontent-length: 0\r\n");
         return respond(&mut stream, &head, b"").await;
     }
+    let posts = log.requests.lock().unwrap().iter().filter(|r| r.method == "POST").count();
     match request.method.as_str() {
         "GET" if behaviour.retry_zero_stream => {
             respond(&mut stream, "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n", b"retry: 0\n\n").await;
+        }
+        "GET" if request.header("last-event-id") == Some(RESUMABLE_EVENT_ID) => {
+            let id = log.pending_call.lock().unwrap().take().unwrap_or(Value::Null);
+            let answer =
+                json!({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": "resumed"}]}});
+            let event = format!("id: call-2\ndata: {answer}\n\n");
+            respond(&mut stream, "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n", event.as_bytes()).await;
+        }
+        "GET" if behaviour.open_stream.is_some() => {
+            tokio::time::sleep(behaviour.open_stream.unwrap_or_default()).await;
+            let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\nid: stream-1\ndata: \n\n";
+            if stream.write_all(head.as_bytes()).await.is_ok() {
+                log.mark("stream opened");
+                // Open until the client hangs up.
+                let _ = stream.read(&mut [0; 64]).await;
+            }
+        }
+        "POST" if behaviour.refuse_first_version && posts == 1 => {
+            let requested = request.header("mcp-protocol-version").unwrap_or_default();
+            let error =
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32022, "message": "Unsupported protocol version",
+                "data": {"supported": ["2026-07-28"], "requested": requested}}})
+                .to_string();
+            let head = format!(
+                "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: {}\r\n",
+                error.len()
+            );
+            respond(&mut stream, &head, error.as_bytes()).await;
         }
         "GET" => respond(&mut stream, "HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\n", b"").await,
         "DELETE" => respond(&mut stream, "HTTP/1.1 200 OK\r\ncontent-length: 0\r\n", b"").await,
@@ -139,8 +211,16 @@ async fn serve(mut stream: TcpStream, behaviour: &Behaviour, log: &Log) {
                     let flood = flood(&mut stream, tool, &id, behaviour.flood_bytes).await;
                     log.floods.lock().unwrap().push(flood);
                 }
+                ("tools/call", "resumable") if behaviour.resumable_retry.is_some() => {
+                    *log.pending_call.lock().unwrap() = Some(id);
+                    let retry = behaviour.resumable_retry.unwrap_or_default();
+                    let priming = format!("id: {RESUMABLE_EVENT_ID}\nretry: {retry}\ndata: \n\n");
+                    respond(&mut stream, "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n", priming.as_bytes())
+                        .await;
+                    log.mark("call stream closed");
+                }
                 (method, _) => {
-                    let answer = answer(method, &id, &message);
+                    let answer = answer(method, &id, &message, behaviour);
                     let head = format!(
                         "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nmcp-session-id: hostile-session\r\n\
                          content-length: {}\r\n",
@@ -154,8 +234,14 @@ async fn serve(mut stream: TcpStream, behaviour: &Behaviour, log: &Log) {
 }
 
 /// The answer of a well-behaved server to `method`.
-fn answer(method: &str, id: &Value, message: &Value) -> String {
+fn answer(method: &str, id: &Value, message: &Value, behaviour: &Behaviour) -> String {
     let result = match method {
+        "server/discover" if behaviour.stateless => json!({
+            "supportedVersions": ["2026-07-28"],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "hostile", "version": "1.0"},
+        }),
+        "tools/list" if behaviour.tools.is_some() => json!({ "tools": behaviour.tools }),
         "initialize" => json!({
             "protocolVersion": message.pointer("/params/protocolVersion").cloned().unwrap_or(json!("2025-11-25")),
             "capabilities": {"tools": {}},

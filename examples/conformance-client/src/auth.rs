@@ -1,7 +1,8 @@
-//! The `auth/*` scenarios: the client signs in with [`OAuth`] the way the scenario sets up the
-//! authorization server, then lists tools (and calls `test-tool` where the server has it).
+//! The authorization scenarios (`auth/*`): the client signs in with [`OAuth`] the way the
+//! scenario sets up the authorization server (the grant, the client's credentials from
+//! `MCP_CONFORMANCE_CONTEXT`), then lists tools and calls `test-tool` where the server has it.
 
-use crate::{Scenario, connect_with};
+use super::{Outcome, Run};
 use mcp_runtime::client::ClientError;
 use mcp_runtime::client::oauth::{ClientSecret, IdentityAssertion, OAuth, UserAgent};
 use serde_json::{Value, json};
@@ -12,16 +13,16 @@ use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 /// The Client ID Metadata Document URL the suite expects where CIMD is supported.
 const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
 
-pub async fn run(scenario: &Scenario) -> Result<(), ClientError> {
+/// Runs the authorization scenario `name`.
+pub async fn run(run: &Run, name: &str) -> Outcome {
     let context = |field: &str| {
-        scenario
-            .context
+        run.context
             .get(field)
             .and_then(Value::as_str)
             .map(str::to_owned)
-            .ok_or_else(|| ClientError::InvalidArguments(format!("MCP_CONFORMANCE_CONTEXT has no {field}")))
+            .ok_or_else(|| format!("MCP_CONFORMANCE_CONTEXT has no {field}"))
     };
-    let oauth = match scenario.name.as_str() {
+    let oauth = match name {
         "auth/client-credentials-basic" => {
             OAuth::client_credentials(context("client_id")?, ClientSecret::Shared(context("client_secret")?))
         }
@@ -47,7 +48,7 @@ pub async fn run(scenario: &Scenario) -> Result<(), ClientError> {
         _ => OAuth::authorization_code(Headless).client_metadata_url(CLIENT_METADATA_URL),
     }
     .client_name("mcp-runtime-conformance-client");
-    let client = connect_with(scenario, |builder| builder.oauth(oauth)).await?;
+    let client = run.builder().oauth(oauth).connect_http(&run.url).await?;
     let tools = client.list_tools().await?;
     if tools.iter().any(|tool| tool.name == "test-tool") {
         client.call_tool("test-tool", json!({})).await?;

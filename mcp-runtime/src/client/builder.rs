@@ -135,7 +135,8 @@ impl ClientBuilder {
     }
 
     /// Answers the server's `elicitation/create`, form or URL mode (and declares `elicitation`):
-    /// the accepted content of a form is its JSON object (empty for a URL).
+    /// the accepted content of a form is its JSON object (empty for a URL). Fields the content
+    /// leaves out are filled in with the form's `default`s before it is sent (SEP-1034).
     pub fn on_elicitation<F, Fut>(mut self, handler: F) -> Self
     where
         F: Fn(ElicitationRequest) -> Fut + Send + Sync + 'static,

@@ -66,7 +66,17 @@ impl Handlers {
                 let handler = self.elicitation.as_ref().ok_or_else(not_offered)?;
                 let request = ElicitationRequest::from_params(&params)
                     .ok_or_else(|| invalid("url elicitation without url".into()))?;
-                Ok(elicitation_result(handler(request).await?.map(Some)))
+                let defaults = match &request {
+                    ElicitationRequest::Form { requested_schema, .. } => form_defaults(requested_schema),
+                    ElicitationRequest::Url { .. } => Map::new(),
+                };
+                let answer = handler(request).await?.map(|mut content| {
+                    for (field, default) in defaults {
+                        content.entry(field).or_insert(default);
+                    }
+                    Some(content)
+                });
+                Ok(elicitation_result(answer))
             }
             "roots/list" => {
                 let roots = self.roots.as_ref().ok_or_else(not_offered)?;
@@ -82,6 +92,15 @@ impl Handlers {
             handler(notification);
         }
     }
+}
+
+/// The `default` of each field of a form (SEP-1034): an accepted form's content gets those
+/// its handler left out, so the server sees what the user would have seen pre-filled.
+fn form_defaults(requested_schema: &Map<String, Value>) -> Map<String, Value> {
+    let Some(properties) = requested_schema.get("properties").and_then(Value::as_object) else {
+        return Map::new();
+    };
+    properties.iter().filter_map(|(field, schema)| Some((field.clone(), schema.get("default")?.clone()))).collect()
 }
 
 /// An `elicitation/create` result: the action, and the form's content when there is one.

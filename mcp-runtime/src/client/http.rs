@@ -22,6 +22,7 @@ use reqwest::{Response, StatusCode};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 
 pub(super) const SESSION_ID: &str = "mcp-session-id";
@@ -183,12 +184,15 @@ impl HttpTransport {
         }
     }
 
-    /// Opens the session's `GET` stream (reopened, resuming, whenever it drops).
-    pub fn listen(&self) {
-        let task = tokio::spawn(Arc::clone(&self.shared).listen());
+    /// Opens the session's `GET` stream (reopened, resuming, whenever it drops); returns once
+    /// the server answered the first attempt: the stream is open, or the server has none.
+    pub async fn listen(&self) {
+        let (opened, answered) = oneshot::channel();
+        let task = tokio::spawn(Arc::clone(&self.shared).listen(opened));
         if let Some(old) = lock(&self.shared.listening).replace(task.abort_handle()) {
             old.abort();
         }
+        let _ = answered.await;
     }
 
     /// Ends the session: the streams stop, and a session is deleted on the server.
@@ -339,10 +343,16 @@ impl Shared {
 
     /// The session's `GET` stream, for as long as the server keeps one (405: it has none),
     /// reopened when it ends; given up after [`MAX_FAILURES`] fruitless attempts in a row.
-    async fn listen(self: Arc<Self>) {
+    /// `opened` is told when the server answered the first attempt.
+    async fn listen(self: Arc<Self>, opened: oneshot::Sender<()>) {
+        let mut opened = Some(opened);
         let mut cursor = Cursor::default();
         loop {
-            let fruitless = match self.get(cursor.last_event_id.as_deref()).await {
+            let attempt = self.get(cursor.last_event_id.as_deref()).await;
+            if let Some(opened) = opened.take() {
+                let _ = opened.send(());
+            }
+            let fruitless = match attempt {
                 Ok(stream) => match self.read(stream, &mut cursor, None).await {
                     Read::Broken(error) => {
                         tracing::warn!("mcp client: the session's stream is closed: {error}");

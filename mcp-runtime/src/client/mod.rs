@@ -37,6 +37,7 @@ mod negotiate;
 #[cfg(feature = "oauth")]
 #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
 pub mod oauth;
+mod param_headers;
 mod peer;
 mod reconnect;
 mod redirect;
@@ -65,6 +66,7 @@ use crate::sync::lock;
 use crate::tool::CallToolResult;
 use futures_util::future::BoxFuture;
 pub(crate) use handlers::{AnswerFn, elicitation_result};
+use param_headers::ParamHeader;
 use peer::Peer;
 pub(crate) use peer::RequestOptions;
 use serde::de::DeserializeOwned;
@@ -215,31 +217,44 @@ impl Client {
         }
     }
 
-    /// Every tool, following `nextCursor` across pages.
+    /// Every tool, following `nextCursor` across pages. In 2026-07-28 over HTTP, a tool whose
+    /// `x-mcp-header` declarations break the spec's rules is left out, with a warning.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
         let tools: Vec<Tool> = self.all("tools/list", "tools").await?;
-        self.remember_param_headers(&tools);
-        Ok(tools)
+        Ok(self.keep_valid_tools(tools))
     }
 
-    /// One page of tools: the first with `None`, then each `next_cursor`.
+    /// One page of tools: the first with `None`, then each `next_cursor` (invalid tools left
+    /// out, as by [`list_tools`](Self::list_tools)).
     pub async fn list_tools_page(&self, cursor: Option<&str>) -> Result<Page<Tool>, ClientError> {
         let page: Page<Tool> = self.page("tools/list", "tools", cursor).await?;
-        self.remember_param_headers(&page.items);
-        Ok(page)
+        Ok(Page { items: self.keep_valid_tools(page.items), next_cursor: page.next_cursor })
     }
 
-    /// Keeps the `x-mcp-header` arguments of `tools`, which a 2026-07-28 call over HTTP mirrors.
-    fn remember_param_headers(&self, tools: &[Tool]) {
+    /// Keeps the `x-mcp-header` arguments of `tools`, which a 2026-07-28 call over HTTP
+    /// mirrors, and drops the tools whose declarations are invalid there (where the headers
+    /// are not sent, the declarations mean nothing and every tool is kept).
+    fn keep_valid_tools(&self, mut tools: Vec<Tool>) -> Vec<Tool> {
+        let mirrored = self.peer.is_stateless_http();
         let mut known = lock(&self.param_headers);
-        for tool in tools {
-            let headers = ParamHeader::of_schema(&tool.input_schema);
+        tools.retain(|tool| {
+            let headers = match ParamHeader::of_schema(&tool.input_schema) {
+                Ok(headers) => headers,
+                Err(why) if mirrored => {
+                    tracing::warn!("mcp client: left out the tool `{}`: {why}", tool.name);
+                    known.remove(&tool.name);
+                    return false;
+                }
+                Err(_) => Vec::new(),
+            };
             if headers.is_empty() {
                 known.remove(&tool.name);
             } else {
                 known.insert(tool.name.clone(), headers);
             }
-        }
+            true
+        });
+        tools
     }
 
     /// Calls a tool. Await it as is, or first ask for progress, a cancellation token or a
@@ -482,46 +497,5 @@ impl<'a> IntoFuture for ToolCall<'a> {
             let result = self.client.peer.call("tools/call", params, &options).await?;
             serde_json::from_value(result).map_err(|e| ClientError::InvalidResponse(format!("tools/call: {e}")))
         })
-    }
-}
-
-/// A tool argument a 2026-07-28 call over HTTP mirrors in an `Mcp-Param-{Name}` header.
-#[derive(Clone, Debug)]
-struct ParamHeader {
-    header: String,
-    /// The argument's path from the arguments' root, through `properties`.
-    path: Vec<String>,
-}
-
-impl ParamHeader {
-    /// The `x-mcp-header` properties of an input schema, found through nested `properties`.
-    fn of_schema(schema: &Value) -> Vec<Self> {
-        fn walk(schema: &Value, path: &mut Vec<String>, found: &mut Vec<ParamHeader>) {
-            let Some(properties) = schema.get("properties").and_then(Value::as_object) else { return };
-            for (name, property) in properties {
-                path.push(name.clone());
-                if let Some(header) = property.get("x-mcp-header").and_then(Value::as_str) {
-                    found.push(ParamHeader { header: format!("Mcp-Param-{header}"), path: path.clone() });
-                }
-                walk(property, path, found);
-                path.pop();
-            }
-        }
-        let mut found = Vec::new();
-        walk(schema, &mut Vec::new(), &mut found);
-        found
-    }
-
-    /// The header and its value for these arguments, when the argument is there (a string,
-    /// an integer or a boolean).
-    fn value_in(&self, arguments: &Value) -> Option<(String, String)> {
-        let value = self.path.iter().try_fold(arguments, |node, key| node.get(key))?;
-        let text = match value {
-            Value::String(text) => text.clone(),
-            Value::Number(number) => number.to_string(),
-            Value::Bool(flag) => flag.to_string(),
-            _ => return None,
-        };
-        Some((self.header.clone(), text))
     }
 }

@@ -1,6 +1,8 @@
 //! Choosing the protocol era when connecting, as the official Python SDK's `auto` mode does:
 //! probe `server/discover` at 2026-07-28; anything short of positive evidence that the server
-//! speaks it falls back to the `initialize` handshake of the 2025-11-25 family.
+//! speaks it falls back to the `initialize` handshake of the 2025-11-25 family. A probe refused
+//! with -32022 is sent once more at a stateless version the error names, if the client speaks
+//! one. A session is connected once the server answered its `GET` stream.
 
 use super::error::ClientError;
 use super::peer::{Peer, RequestOptions};
@@ -12,6 +14,10 @@ use std::time::Duration;
 
 /// How long the `server/discover` probe may take before the handshake is tried instead.
 const DISCOVER_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long `connect` waits for the server to answer the session's `GET` before going on.
+const STREAM_TIMEOUT: Duration = Duration::from_secs(10);
+/// The stateless version the probe asks for first.
+const NEWEST_STATELESS: ProtocolVersion = ProtocolVersion::V2026_07_28;
 /// `-32022`: the server does not speak the version asked for (its versions in `data.supported`).
 const UNSUPPORTED_VERSION: i32 = -32022;
 
@@ -53,20 +59,30 @@ enum Discovered {
     Legacy(Vec<String>),
 }
 
+/// `server/discover` at our newest stateless version; refused with -32022, once more at a
+/// stateless version the error names that we speak too (the spec's version negotiation).
 async fn discover(peer: &Arc<Peer>) -> Result<Discovered, ClientError> {
-    peer.link.set_version(Some(ProtocolVersion::V2026_07_28));
-    let mut params = Map::new();
-    peer.stamp(&mut params);
-    let options = RequestOptions { timeout: Some(DISCOVER_TIMEOUT), ..RequestOptions::default() };
-    let result = match peer.request("server/discover", params, &options).await {
-        Ok(result) => result,
+    let result = match probe(peer, NEWEST_STATELESS).await {
+        Err(ClientError::Server(error)) if error.code == UNSUPPORTED_VERSION => {
+            let supported = supported_versions(error.data.as_ref()).unwrap_or_default();
+            let shared =
+                ProtocolVersion::STATELESS.into_iter().rev().find(|ours| supported.iter().any(|v| v == ours.as_str()));
+            match shared {
+                Some(version) => probe(peer, version).await,
+                None => Err(ClientError::Server(error)),
+            }
+        }
+        other => other,
+    };
+    let (version, result) = match result {
+        Ok(answered) => answered,
         Err(error) => {
             peer.link.set_version(None);
             return Err(error);
         }
     };
     let supported = supported_versions(Some(&result)).unwrap_or_default();
-    if !supported.iter().any(|v| v == ProtocolVersion::V2026_07_28.as_str()) {
+    if !supported.iter().any(|v| v == version.as_str()) {
         peer.link.set_version(None);
         return Ok(Discovered::Legacy(supported));
     }
@@ -75,11 +91,20 @@ async fn discover(peer: &Arc<Peer>) -> Result<Discovered, ClientError> {
         .or_else(|| result.get("_meta").and_then(|meta| meta.get(meta_key::SERVER_INFO)))
         .and_then(|info| serde_json::from_value::<Implementation>(info.clone()).ok());
     Ok(Discovered::Modern(ServerDetails {
-        protocol_version: ProtocolVersion::V2026_07_28,
+        protocol_version: version,
         server_info,
         capabilities: object(result.get("capabilities")),
         instructions: result.get("instructions").and_then(Value::as_str).map(str::to_owned),
     }))
+}
+
+/// One `server/discover` at `version`, and the version with its result.
+async fn probe(peer: &Arc<Peer>, version: ProtocolVersion) -> Result<(ProtocolVersion, Value), ClientError> {
+    peer.link.set_version(Some(version));
+    let mut params = Map::new();
+    peer.stamp(&mut params, version);
+    let options = RequestOptions { timeout: Some(DISCOVER_TIMEOUT), ..RequestOptions::default() };
+    Ok((version, peer.request("server/discover", params, &options).await?))
 }
 
 async fn initialize(peer: &Arc<Peer>) -> Result<ServerDetails, ClientError> {
@@ -103,7 +128,11 @@ async fn initialize(peer: &Arc<Peer>) -> Result<ServerDetails, ClientError> {
     };
     peer.link.set_version(Some(protocol_version));
     peer.notify("notifications/initialized", json!({})).await?;
-    peer.link.listen();
+    // Connected once the session's stream is open (or refused): a request the server sends on
+    // it right after the handshake would otherwise find no stream and be lost.
+    if tokio::time::timeout(STREAM_TIMEOUT, peer.link.listen()).await.is_err() {
+        tracing::warn!("mcp client: the server did not answer the session's GET within {STREAM_TIMEOUT:?}; going on");
+    }
     Ok(details)
 }
 

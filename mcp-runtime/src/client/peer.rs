@@ -41,10 +41,10 @@ impl Link {
         }
     }
 
-    /// Opens the session's `GET` stream (HTTP only).
-    pub fn listen(&self) {
+    /// Opens the session's `GET` stream (HTTP only), returning once the server answered it.
+    pub async fn listen(&self) {
         if let Self::Http(http) = self {
-            http.listen();
+            http.listen().await;
         }
     }
 
@@ -165,21 +165,32 @@ impl Peer {
     }
 
     pub fn is_stateless(&self) -> bool {
-        read(&self.details).as_ref().is_some_and(|d| d.protocol_version.is_stateless())
+        self.stateless_version().is_some()
+    }
+
+    /// The negotiated version, when it is a stateless one (2026-07-28).
+    fn stateless_version(&self) -> Option<ProtocolVersion> {
+        read(&self.details).as_ref().map(|d| d.protocol_version).filter(|v| v.is_stateless())
+    }
+
+    /// Whether this is 2026-07-28 over HTTP: tool calls mirror their `x-mcp-header` arguments,
+    /// and a request is cancelled by dropping its stream.
+    pub fn is_stateless_http(&self) -> bool {
+        matches!(self.link, Link::Http(_)) && self.is_stateless()
     }
 
     pub fn set_log_level(&self, level: LoggingLevel) {
         *lock(&self.log_level) = Some(level);
     }
 
-    /// The 2026-07-28 `_meta` every request carries: version, client, capabilities, log level.
-    pub fn stamp(&self, params: &mut Map<String, Value>) {
+    /// The 2026-07-28 `_meta` every request carries: `version`, client, capabilities, log level.
+    pub fn stamp(&self, params: &mut Map<String, Value>, version: ProtocolVersion) {
         let meta = params.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
         if !meta.is_object() {
             *meta = Value::Object(Map::new());
         }
         let meta = meta.as_object_mut().expect("made an object above");
-        meta.insert(meta_key::PROTOCOL_VERSION.into(), ProtocolVersion::V2026_07_28.as_str().into());
+        meta.insert(meta_key::PROTOCOL_VERSION.into(), version.as_str().into());
         meta.insert(meta_key::CLIENT_INFO.into(), serde_json::to_value(&self.client_info).unwrap_or_default());
         meta.insert(meta_key::CLIENT_CAPABILITIES.into(), self.handlers.capabilities());
         if let Some(level) = *lock(&self.log_level) {
@@ -265,8 +276,8 @@ impl Peer {
         if self.closed.load(Ordering::Acquire) {
             return Err(ClientError::Closed);
         }
-        if self.is_stateless() {
-            self.stamp(&mut params);
+        if let Some(version) = self.stateless_version() {
+            self.stamp(&mut params, version);
         }
         let id = RequestId::Number(number);
         let progress_key = options.progress.as_ref().map(|progress| {
@@ -442,7 +453,7 @@ impl Peer {
         if self.closed.load(Ordering::Acquire) {
             return;
         }
-        let stateless_http = matches!(self.link, Link::Http(_)) && self.is_stateless();
+        let stateless_http = self.is_stateless_http();
         if let Link::Http(http) = &self.link {
             http.abandon(id);
         }
