@@ -5,14 +5,15 @@
 use super::super::authorization::Credentials;
 use super::super::error::ClientError;
 use super::challenge::Challenge;
+use super::config::{Grant, IdentityAssertion, OAuth};
 use super::discovery::{Discovered, ServerMetadata, discover};
-use super::dpop::Dpop;
+use super::dpop::{self, Dpop};
 use super::fetch::{Fetch, auth_error, parse_url, printable, require_secure};
 use super::pkce::{Pkce, random};
-use super::registration::{Registration, register};
+use super::registration::{Identity, Registration, register};
 use super::store::Stored;
 use super::token::{self, Tokens};
-use super::{Grant, IdentityAssertion, OAuth, UserAgent};
+use super::user_agent::UserAgent;
 use crate::sync::lock;
 use reqwest::Url;
 use reqwest::header::HeaderMap;
@@ -88,7 +89,7 @@ impl Authorizer {
 
     /// The DPoP key for tokens of `server`, if it binds them (made the first time).
     fn dpop(&self, server: &ServerMetadata) -> Result<Option<&Dpop>, ClientError> {
-        if !server.offers_dpop() {
+        if !server.offers_dpop(dpop::ALGORITHM) {
             return Ok(None);
         }
         if let Some(dpop) = self.dpop.get() {
@@ -177,7 +178,19 @@ impl Authorizer {
         {
             return Ok(kept.clone());
         }
-        let registration = register(&self.fetch, &self.oauth, &stored.server, redirect_uri).await?;
+        let grant_types: &[&str] = match self.oauth.grant {
+            Grant::AuthorizationCode(_) | Grant::Stored => &["authorization_code", "refresh_token"],
+            Grant::ClientCredentials => &["client_credentials"],
+            Grant::JwtBearer(_) | Grant::Enterprise(_) => &[JWT_BEARER],
+        };
+        let identity = Identity {
+            client_name: &self.oauth.client_name,
+            client_id: self.oauth.client_id.as_deref(),
+            secret: self.oauth.secret.as_ref(),
+            metadata_url: self.oauth.metadata_url.as_deref(),
+            grant_types,
+        };
+        let registration = register(&self.fetch, &identity, &stored.server, redirect_uri).await?;
         stored.registrations.insert(issuer, registration.clone());
         self.oauth.store.save(&self.key, stored);
         Ok(registration)

@@ -59,10 +59,10 @@ impl ServerMetadata {
         }
     }
 
-    /// Whether the server binds tokens to a DPoP key the client signs with.
-    pub fn offers_dpop(&self) -> bool {
+    /// Whether the server binds tokens to a DPoP key signing with `algorithm`.
+    pub fn offers_dpop(&self, algorithm: &str) -> bool {
         let algorithms = self.dpop_signing_alg_values_supported.as_deref().unwrap_or_default();
-        algorithms.iter().any(|algorithm| algorithm == super::dpop::ALGORITHM)
+        algorithms.iter().any(|offered| offered == algorithm)
     }
 
     pub fn endpoint(&self, which: &str) -> Result<Url, ClientError> {

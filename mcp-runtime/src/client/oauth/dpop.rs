@@ -5,9 +5,9 @@
 //! server's `DPoP-Nonce` is remembered per origin and put in the next proofs.
 
 use super::super::error::ClientError;
+use super::clock::now;
 use super::fetch::auth_error;
 use super::pkce::random;
-use super::token::now;
 use crate::sync::lock;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;

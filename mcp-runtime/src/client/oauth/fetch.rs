@@ -34,7 +34,8 @@ impl Answer {
             return Err(auth_error(format!("{what}: {}", self.oauth_error())));
         }
         let json = self.json.clone().ok_or_else(|| auth_error(format!("{what}: the answer is not JSON")))?;
-        serde_json::from_value(json).map_err(|e| auth_error(format!("{what}: malformed answer ({})", printable(&e.to_string()))))
+        serde_json::from_value(json)
+            .map_err(|e| auth_error(format!("{what}: malformed answer ({})", printable(&e.to_string()))))
     }
 
     /// The OAuth `error` (and its description) of an error answer, or its status: printable text

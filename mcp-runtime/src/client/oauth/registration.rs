@@ -3,9 +3,10 @@
 //! token endpoint (`none`, `client_secret_basic`, `client_secret_post`, `private_key_jwt`).
 
 use super::super::error::ClientError;
+use super::clock::now;
 use super::discovery::ServerMetadata;
-use super::fetch::{Fetch, auth_error};
-use super::{Grant, OAuth};
+use super::fetch::{Fetch, auth_error, printable};
+use super::pkce::random;
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -61,37 +62,49 @@ impl Registration {
     }
 }
 
+/// Who the client says it is, for [`register`].
+pub(crate) struct Identity<'a> {
+    pub client_name: &'a str,
+    /// Credentials registered beforehand.
+    pub client_id: Option<&'a str>,
+    pub secret: Option<&'a ClientSecret>,
+    /// A Client ID Metadata Document's URL.
+    pub metadata_url: Option<&'a str>,
+    /// The grant types to register.
+    pub grant_types: &'a [&'a str],
+}
+
 /// The client's registration with the authorization server of `server`: the one configured, a
 /// metadata document URL, or a new one (RFC 7591).
 pub(crate) async fn register(
     fetch: &Fetch,
-    oauth: &OAuth,
+    identity: &Identity<'_>,
     server: &ServerMetadata,
     redirect_uri: Option<&str>,
 ) -> Result<Registration, ClientError> {
     let redirect_uris: Vec<String> = redirect_uri.map(str::to_owned).into_iter().collect();
-    if let Some(client_id) = &oauth.client_id {
-        let auth_method = match &oauth.secret {
+    if let Some(client_id) = identity.client_id {
+        let auth_method = match identity.secret {
             None => "none",
             Some(ClientSecret::PrivateKeyJwt { .. }) => "private_key_jwt",
             Some(ClientSecret::Shared(_)) => shared_method(server),
         };
-        let client_secret = match &oauth.secret {
+        let client_secret = match identity.secret {
             Some(ClientSecret::Shared(secret)) => Some(secret.clone()),
             _ => None,
         };
         return Ok(Registration {
-            client_id: client_id.clone(),
+            client_id: client_id.to_owned(),
             client_secret,
             auth_method: auth_method.into(),
             redirect_uris,
         });
     }
-    if let Some(url) = &oauth.metadata_url
+    if let Some(url) = identity.metadata_url
         && server.client_id_metadata_document_supported
     {
         return Ok(Registration {
-            client_id: url.clone(),
+            client_id: url.to_owned(),
             client_secret: None,
             auth_method: "none".into(),
             redirect_uris,
@@ -110,18 +123,12 @@ pub(crate) async fn register(
     } else {
         "client_secret_post"
     };
-    let grant_types = match oauth.grant {
-        Grant::AuthorizationCode(_) => vec!["authorization_code", "refresh_token"],
-        Grant::ClientCredentials => vec!["client_credentials"],
-        Grant::Stored => vec!["authorization_code", "refresh_token"],
-        Grant::JwtBearer(_) | Grant::Enterprise(_) => vec!["urn:ietf:params:oauth:grant-type:jwt-bearer"],
-    };
     // A loopback redirect makes the client a native application (RFC 8252); an https one, a web one.
     let application_type = if redirect_uri.is_some_and(|uri| uri.starts_with("https:")) { "web" } else { "native" };
     let body = json!({
-        "client_name": oauth.client_name,
+        "client_name": identity.client_name,
         "redirect_uris": redirect_uris,
-        "grant_types": grant_types,
+        "grant_types": identity.grant_types,
         "response_types": if redirect_uri.is_some() { vec!["code"] } else { vec![] },
         "token_endpoint_auth_method": asked,
         "application_type": application_type,
@@ -184,7 +191,7 @@ pub(crate) fn authenticate(
             let Some(ClientSecret::PrivateKeyJwt { pem, algorithm }) = secret else {
                 return Err(auth_error("private_key_jwt needs a private key (ClientSecret::PrivateKeyJwt)"));
             };
-            let assertion = super::token::client_assertion(&id, issuer, pem, algorithm)?;
+            let assertion = client_assertion(&id, issuer, pem, algorithm)?;
             (
                 vec![
                     ("client_id", id),
@@ -196,4 +203,34 @@ pub(crate) fn authenticate(
         }
         _ => (vec![("client_id", id)], vec![]),
     })
+}
+
+/// A `private_key_jwt` client assertion (RFC 7523 §3): issued by and about the client, for the
+/// authorization server's issuer, valid for five minutes, with a fresh `jti`.
+pub(crate) fn client_assertion(
+    client_id: &str,
+    issuer: &str,
+    pem: &str,
+    algorithm: &str,
+) -> Result<String, ClientError> {
+    use jsonwebtoken::{Algorithm, EncodingKey, Header};
+    let algorithm: Algorithm =
+        algorithm.parse().map_err(|_| auth_error(format!("unknown JWS algorithm {:?}", printable(algorithm))))?;
+    let key = match algorithm {
+        Algorithm::ES256 | Algorithm::ES384 => EncodingKey::from_ec_pem(pem.as_bytes()),
+        Algorithm::EdDSA => EncodingKey::from_ed_pem(pem.as_bytes()),
+        _ => EncodingKey::from_rsa_pem(pem.as_bytes()),
+    }
+    .map_err(|_| auth_error("the client's private key could not be read (PEM)"))?;
+    let now = now();
+    let claims = serde_json::json!({
+        "iss": client_id,
+        "sub": client_id,
+        "aud": issuer,
+        "iat": now,
+        "exp": now + 300,
+        "jti": random()?,
+    });
+    jsonwebtoken::encode(&Header::new(algorithm), &claims, &key)
+        .map_err(|_| auth_error("the client assertion could not be signed"))
 }

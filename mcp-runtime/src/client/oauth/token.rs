@@ -2,13 +2,12 @@
 //! credentials, JWT bearer), authenticated as the registration says, and the [`Tokens`] it gives.
 
 use super::super::error::ClientError;
+use super::clock::now;
 use super::discovery::ServerMetadata;
 use super::dpop::Dpop;
 use super::fetch::{Fetch, auth_error, printable};
-use super::pkce::random;
 use super::registration::{ClientSecret, Registration, authenticate};
 use serde::{Deserialize, Serialize};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// How long before its expiry a token is refreshed rather than sent.
 const EXPIRY_MARGIN: u64 = 30;
@@ -118,40 +117,6 @@ pub(crate) async fn request(
         scope: issued.scope.or_else(|| asked_scope.map(str::to_owned)),
         dpop_bound,
     })
-}
-
-/// A `private_key_jwt` client assertion (RFC 7523 §3): issued by and about the client, for the
-/// authorization server's issuer, valid for five minutes, with a fresh `jti`.
-pub(crate) fn client_assertion(
-    client_id: &str,
-    issuer: &str,
-    pem: &str,
-    algorithm: &str,
-) -> Result<String, ClientError> {
-    use jsonwebtoken::{Algorithm, EncodingKey, Header};
-    let algorithm: Algorithm =
-        algorithm.parse().map_err(|_| auth_error(format!("unknown JWS algorithm {:?}", printable(algorithm))))?;
-    let key = match algorithm {
-        Algorithm::ES256 | Algorithm::ES384 => EncodingKey::from_ec_pem(pem.as_bytes()),
-        Algorithm::EdDSA => EncodingKey::from_ed_pem(pem.as_bytes()),
-        _ => EncodingKey::from_rsa_pem(pem.as_bytes()),
-    }
-    .map_err(|_| auth_error("the client's private key could not be read (PEM)"))?;
-    let now = now();
-    let claims = serde_json::json!({
-        "iss": client_id,
-        "sub": client_id,
-        "aud": issuer,
-        "iat": now,
-        "exp": now + 300,
-        "jti": random()?,
-    });
-    jsonwebtoken::encode(&Header::new(algorithm), &claims, &key)
-        .map_err(|_| auth_error("the client assertion could not be signed"))
-}
-
-pub(crate) fn now() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or(Duration::ZERO).as_secs()
 }
 
 #[cfg(test)]
