@@ -40,7 +40,7 @@ pub(crate) enum Grant {
 
 impl OAuth {
     /// A user signs in: the authorization code flow, with `user_agent` sending them to the
-    /// authorization page and bringing back its redirect ([`Loopback`] for a desktop or a CLI).
+    /// authorization page and bringing back its redirect ([`Loopback`](super::Loopback) for a desktop or a CLI).
     pub fn authorization_code(user_agent: impl UserAgent + 'static) -> Self {
         Self::with_grant(Grant::AuthorizationCode(Arc::new(user_agent)))
     }
