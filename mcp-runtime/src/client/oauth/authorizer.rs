@@ -87,9 +87,10 @@ impl Authorizer {
         presentable(&tokens).then_some(tokens)
     }
 
-    /// The DPoP key for tokens of `server`, if it binds them (made the first time).
-    fn dpop(&self, server: &ServerMetadata) -> Result<Option<&Dpop>, ClientError> {
-        if !server.offers_dpop(dpop::ALGORITHM) {
+    /// The DPoP key for tokens of `server`, if it binds them and the resource `wants` them
+    /// bound (made the first time).
+    fn dpop(&self, server: &ServerMetadata, wants: bool) -> Result<Option<&Dpop>, ClientError> {
+        if !wants || !server.offers_dpop(dpop::ALGORITHM) {
             return Ok(None);
         }
         if let Some(dpop) = self.dpop.get() {
@@ -135,7 +136,10 @@ impl Authorizer {
         }
         stored.tokens = None;
         let scope = self.scope(challenge, &discovered, granted.as_deref());
-        let tokens = self.grant(&mut stored, &discovered, scope.as_deref()).await?;
+        // DPoP only where both sides take it: a bound token sent to a server that does not
+        // speak DPoP is refused.
+        let dpop = challenge.dpop || discovered.resource_dpop;
+        let tokens = self.grant(&mut stored, &discovered, scope.as_deref(), dpop).await?;
         stored.tokens = Some(tokens);
         self.oauth.store.save(&self.key, &stored);
         Ok(())
@@ -202,6 +206,7 @@ impl Authorizer {
         stored: &mut Stored,
         discovered: &Discovered,
         scope: Option<&str>,
+        dpop: bool,
     ) -> Result<Tokens, ClientError> {
         let resource = discovered.resource.clone();
         let mut fields = vec![("resource", resource.clone())];
@@ -245,7 +250,7 @@ impl Authorizer {
             fields.push(("scope", scope.to_owned()));
         }
         let secret = self.oauth.secret.as_ref();
-        let dpop = self.dpop(&stored.server)?;
+        let dpop = self.dpop(&stored.server, dpop)?;
         token::request(&self.fetch, &stored.server, &registration, secret, fields, scope, dpop)
             .await
             .map_err(|refused| refused.error)
@@ -363,7 +368,7 @@ impl Authorizer {
             ("resource", stored.resource.clone()),
         ];
         let secret = self.oauth.secret.as_ref();
-        let dpop = self.dpop(&stored.server)?;
+        let dpop = self.dpop(&stored.server, tokens.dpop_bound)?;
         match token::request(&self.fetch, &stored.server, &registration, secret, fields, tokens.scope.as_deref(), dpop)
             .await
         {

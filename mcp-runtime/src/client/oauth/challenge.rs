@@ -12,18 +12,18 @@ pub(crate) struct Challenge {
     pub scope: Option<String>,
     /// `error`: `invalid_token`, `insufficient_scope`...
     pub error: Option<String>,
+    /// Whether the server offered a `DPoP` challenge: it accepts DPoP-bound tokens (RFC 9449 §7.1).
+    pub dpop: bool,
 }
 
 impl Challenge {
     /// The first `Bearer` (or `DPoP`) challenge among the response's `WWW-Authenticate` headers (an empty
     /// one when there is none: a bare 401 still starts discovery from the well-known URLs).
     pub fn of(headers: &HeaderMap) -> Self {
-        headers
-            .get_all(WWW_AUTHENTICATE)
-            .iter()
-            .filter_map(|value| value.to_str().ok())
-            .find_map(bearer)
-            .unwrap_or_default()
+        let values = || headers.get_all(WWW_AUTHENTICATE).iter().filter_map(|value| value.to_str().ok());
+        let mut challenge = values().find_map(bearer).unwrap_or_default();
+        challenge.dpop = values().any(offers_dpop);
+        challenge
     }
 
     /// Whether the server asks for a DPoP proof with its nonce (RFC 9449 §9).
@@ -67,6 +67,14 @@ fn bearer(header: &str) -> Option<Challenge> {
         }
     }
     challenge
+}
+
+/// Whether a header value holds a `DPoP` challenge (a scheme, not a parameter's value).
+fn offers_dpop(header: &str) -> bool {
+    header.split(',').any(|part| {
+        let word = part.trim_start().split([' ', '=']).next().unwrap_or_default();
+        word.eq_ignore_ascii_case("dpop") && !part.trim_start()[word.len()..].trim_start().starts_with('=')
+    })
 }
 
 /// A token or a quoted string (with `\` escapes), and what follows it.
@@ -129,6 +137,8 @@ mod tests {
         assert_eq!(parse("Bearer").unwrap(), Challenge::default());
         let dpop = parse(r#"DPoP error="use_dpop_nonce", algs="ES256""#).unwrap();
         assert!(dpop.wants_nonce());
+        assert!(offers_dpop(r#"Bearer realm="x", DPoP algs="ES256""#));
+        assert!(!offers_dpop(r#"Bearer realm="DPoP", error="dpop""#));
         assert_eq!(parse(r#"Basic realm="x""#), None);
         assert_eq!(parse(""), None);
     }

@@ -19,6 +19,8 @@ pub(crate) struct Discovered {
     pub resource: String,
     /// The scopes the resource says it supports.
     pub resource_scopes: Option<Vec<String>>,
+    /// Whether the resource's metadata says it accepts DPoP-bound tokens.
+    pub resource_dpop: bool,
     /// The authorization server's issuer identifier, as the resource named it.
     pub issuer: String,
     pub server: ServerMetadata,
@@ -30,6 +32,11 @@ struct ResourceMetadata {
     #[serde(default)]
     authorization_servers: Vec<String>,
     scopes_supported: Option<Vec<String>>,
+    /// RFC 9728's DPoP fields: the resource accepts (or requires) DPoP-bound tokens.
+    #[serde(default)]
+    dpop_signing_alg_values_supported: Vec<String>,
+    #[serde(default)]
+    dpop_bound_access_tokens_required: bool,
 }
 
 /// The parts of an authorization server's metadata the flow uses.
@@ -104,7 +111,15 @@ pub(crate) async fn discover(fetch: &Fetch, server: &Url, challenge: &Challenge)
     let server_metadata = server_metadata(fetch, &issuer)
         .await?
         .ok_or_else(|| auth_error(format!("no metadata found for the authorization server {}", printable(&issuer))))?;
-    Ok(Discovered { resource, resource_scopes: metadata.scopes_supported, issuer, server: server_metadata })
+    let resource_dpop =
+        metadata.dpop_bound_access_tokens_required || !metadata.dpop_signing_alg_values_supported.is_empty();
+    Ok(Discovered {
+        resource,
+        resource_scopes: metadata.scopes_supported,
+        resource_dpop,
+        issuer,
+        server: server_metadata,
+    })
 }
 
 /// The protected resource metadata: at the challenge's `resource_metadata`, else at the
@@ -182,7 +197,13 @@ async fn legacy(fetch: &Fetch, server: &Url) -> Result<Discovered, ClientError> 
             ..ServerMetadata::default()
         },
     };
-    Ok(Discovered { resource: canonical(server), resource_scopes: None, issuer, server: metadata })
+    Ok(Discovered {
+        resource: canonical(server),
+        resource_scopes: None,
+        resource_dpop: false,
+        issuer,
+        server: metadata,
+    })
 }
 
 /// `{origin}{well_known}{path}`.
