@@ -231,31 +231,26 @@ async fn pages_of_skills_hold_whole_entries() {
 
 /// The error that refuses to build a server of the skills in `folder`.
 fn refusal(folder: &Path) -> String {
-    let error = server(folder).into_http_service(HttpConfig::default()).err().expect("refused");
+    let Err(error) = server(folder).into_http_service(HttpConfig::default()) else { panic!("not refused") };
     assert_eq!(error.kind(), mcp_runtime::ErrorKind::Config);
     error.to_string()
 }
 
 #[tokio::test]
 async fn a_folder_that_breaks_the_rules_is_refused_when_the_server_is_built() {
-    let cases: [(&str, &[(&str, &str)], &str); 7] = [
-        ("a name that escapes", &[("x/SKILL.md", "---\nname: ../etc\ndescription: d\n---\n")], "naming rules"),
-        ("a name unlike its folder", &[("x/SKILL.md", &skill_md("y", "d"))], "differs from its folder"),
-        ("an upper-case folder", &[("Bad/SKILL.md", &skill_md("Bad", "d"))], "naming rules"),
-        ("no description", &[("x/SKILL.md", "---\nname: x\n---\n")], "description"),
-        ("no front matter", &[("x/SKILL.md", "# x\n")], "front matter"),
-        ("a skill at the top", &[("SKILL.md", &skill_md("top", "d"))], "at the top"),
-        (
-            "an alias bomb",
-            &[("x/SKILL.md", "---\nname: x\ndescription: d\na: &a [1, 1]\nb: &b [*a, *a]\nc: [*b, *b]\n---\n")],
-            "alias",
-        ),
+    let alias_bomb = "---\nname: x\ndescription: d\na: &a [1, 1]\nb: &b [*a, *a]\nc: [*b, *b]\n---\n";
+    let cases = [
+        ("a name that escapes", "x/SKILL.md", "---\nname: ../etc\ndescription: d\n---\n", "naming rules"),
+        ("a name unlike its folder", "x/SKILL.md", &skill_md("y", "d"), "differs from its folder"),
+        ("an upper-case folder", "Bad/SKILL.md", &skill_md("Bad", "d"), "naming rules"),
+        ("no description", "x/SKILL.md", "---\nname: x\n---\n", "description"),
+        ("no front matter", "x/SKILL.md", "# x\n", "front matter"),
+        ("a skill at the top", "SKILL.md", &skill_md("top", "d"), "at the top"),
+        ("an alias bomb", "x/SKILL.md", alias_bomb, "alias"),
     ];
-    for (case, files, expected) in cases {
+    for (case, relative, text, expected) in cases {
         let dir = TempDir::new("mcp-skills-bad");
-        for (relative, text) in files {
-            write(dir.path(), relative, text.as_bytes());
-        }
+        write(dir.path(), relative, text.as_bytes());
         let error = refusal(dir.path());
         assert!(error.contains(expected), "{case}: {error}");
     }
