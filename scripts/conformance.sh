@@ -3,7 +3,8 @@
 #
 # `scripts/conformance.sh server`: against the fixture server `examples/conformance`, over
 # Streamable HTTP: every scenario of 2025-11-25 and of 2026-07-28 (scored or not: extensions such
-# as tasks and pending ones too), then the scenarios run on their own.
+# as tasks and pending ones too), then the scenarios run on their own (the skills extension's
+# in both eras).
 # `scripts/conformance.sh client`: the suite's mock servers against `examples/conformance-client`
 # (written on `mcp_runtime::client`), every client scenario of 2025-11-25 and of 2026-07-28 (the
 # extensions the suite runs with them too), then the skills extension's (SEP-2640).
@@ -166,6 +167,12 @@ server_side() {
     for scenario in server-session-lifecycle json-schema-2020-12 server-sse-polling http-header-validation \
         http-custom-header-server-validation; do
         run server "$scenario" "$scenario" --url "$url" --scenario "$scenario"
+    done
+    # The skills extension (SEP-2640), in no requirement set: on 2026-07-28 (an extension's
+    # default) and in a 2025-11-25 session.
+    for scenario in sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory; do
+        run server "$scenario" "$scenario" --url "$url" --scenario "$scenario"
+        run server "$scenario-2025-11-25" "$scenario" --url "$url" --scenario "$scenario" --spec-version 2025-11-25 --force
     done
 }
 

@@ -29,11 +29,25 @@ const RUNTIME_NOTIFICATIONS: [&str; 4] =
 pub(crate) struct CustomMethods {
     requests: HashMap<String, RequestHandler>,
     notifications: HashMap<String, NotificationHandler>,
+    /// Methods whose 2026-07-28 results carry caching hints (`ttlMs`, `cacheScope`), as the
+    /// lists and reads of the method table do: an extension's lists (`skills/list`).
+    cacheable: Vec<String>,
 }
 
 impl CustomMethods {
     pub fn add_request(&mut self, method: String, handler: RequestHandler) {
         self.requests.insert(method, handler);
+    }
+
+    /// Marks `method`'s results as cacheable.
+    #[cfg(feature = "skills")]
+    pub fn set_cacheable(&mut self, method: &str) {
+        self.cacheable.push(method.to_owned());
+    }
+
+    /// Whether `method`'s 2026-07-28 results carry caching hints.
+    pub fn is_cacheable(&self, method: &str) -> bool {
+        self.cacheable.iter().any(|m| m == method)
     }
 
     pub fn add_notification(&mut self, method: String, handler: NotificationHandler) {

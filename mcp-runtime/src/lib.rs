@@ -57,6 +57,8 @@ mod server_requests;
 mod session;
 mod settings;
 mod shared_fn;
+#[cfg(feature = "skills")]
+mod skills;
 mod state;
 mod store;
 mod sync;

@@ -696,6 +696,8 @@ fn server() -> Server {
             test_input_required_result_capabilities,
         ])
         .resources(resources![static_text, static_binary, watched_resource, template_data])
+        // The skills extension (SEP-2640): a skill with a subfolder, for the sep-2640-skills-* scenarios.
+        .skills(concat!(env!("CARGO_MANIFEST_DIR"), "/skills"))
         .prompts(prompts![
             test_simple_prompt,
             test_prompt_with_arguments,

@@ -156,8 +156,8 @@ impl Connection {
         };
         let call = StatelessCall {
             state: Arc::new(Stateless { meta, round: InputRound::new(answers) }),
+            cacheable: self.core.custom.is_cacheable(&method),
             method: Cow::Owned(method),
-            cacheable: false,
             target: String::new(),
             private: has_verified_caller(),
             as_task: None,

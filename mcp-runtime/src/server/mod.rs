@@ -65,6 +65,8 @@ pub struct Server {
     task_ttl: Option<Duration>,
     schema_profiles: SchemaProfiles,
     check_arguments: bool,
+    #[cfg(feature = "skills")]
+    skills: Option<std::path::PathBuf>,
     running: Arc<OnceLock<Weak<Catalog>>>,
 }
 
@@ -95,6 +97,8 @@ impl Server {
             task_ttl: Some(Duration::from_secs(3600)),
             schema_profiles: SchemaProfiles::default(),
             check_arguments: true,
+            #[cfg(feature = "skills")]
+            skills: None,
             running: Arc::default(),
         }
     }
@@ -233,6 +237,36 @@ impl Server {
     /// ```
     pub fn extension(mut self, name: impl Into<String>, settings: serde_json::Value) -> Self {
         self.extensions.insert(name.into(), settings);
+        self
+    }
+
+    /// Serves the Agent Skills in `folder` (feature `skills`), through the extension
+    /// `io.modelcontextprotocol/skills` (SEP-2640): each folder beneath it that holds a
+    /// `SKILL.md` is a skill, everything beneath that folder its files. A skill's `SKILL.md`
+    /// begins with YAML front matter whose `name` is its folder's name (lowercase letters, digits
+    /// and single hyphens, 64 at most) and which has a `description`; folders above skills
+    /// organise them (`acme/billing/refunds/SKILL.md` is the skill `refunds`).
+    ///
+    /// Clients list the skills with `skills/list` (each with its front matter and every file's
+    /// `skill://` URI, SHA-256 digest and size), get one with `skills/get`, list a folder with
+    /// `resources/directory/read` and read files with `resources/read`; each `SKILL.md` is also
+    /// in `resources/list`, as `text/markdown`. The folder is read when the server starts, through a
+    /// handle that no path leaves: the server refuses to start on a symlink out of it, a skill
+    /// past the extension's limits (512 files, 16 MiB), a `SKILL.md` at the top or one whose
+    /// front matter breaks the rules. Names beginning with `.` are left out, and symlinks to
+    /// folders are not followed. Each read checks the file against its listed digest: a file
+    /// changed since is not served (restart the server to serve it). A second call replaces the
+    /// folder.
+    ///
+    /// ```no_run
+    /// # async fn run() -> mcp_runtime::Result<()> {
+    /// mcp_runtime::Server::new("docs", "1.0").skills("skills").serve_stdio().await
+    /// # }
+    /// ```
+    #[cfg(feature = "skills")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
+    pub fn skills(mut self, folder: impl Into<std::path::PathBuf>) -> Self {
+        self.skills = Some(folder.into());
         self
     }
 
@@ -534,9 +568,14 @@ impl Server {
         crate::transport::http::serve_tls(core, listener, tls, crate::transport::signal::shutdown_signal()).await
     }
 
-    pub(crate) fn build(self) -> Result<Arc<ServerCore>> {
+    pub(crate) fn build(#[allow(unused_mut)] mut self) -> Result<Arc<ServerCore>> {
         if self.max_message_size == 0 {
             return Err(Error::new(ErrorKind::Config, "max_message_size must be positive"));
+        }
+        #[cfg(feature = "skills")]
+        if let Some(folder) = self.skills.take() {
+            let library = crate::skills::load(&folder)?;
+            crate::skills::install(library, &mut self.definitions, &mut self.custom, &mut self.extensions);
         }
         self.definitions.check_required_state(&self.state)?;
         check_extensions(&self.extensions)?;
