@@ -129,9 +129,7 @@ pub fn launch_with_defaults(
             }
             let default = match setting.get("default") {
                 Some(Value::String(s)) => s.clone(),
-                Some(Value::Array(items)) => {
-                    items.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" ")
-                }
+                Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" "),
                 Some(Value::Null) | None => {
                     if setting.get("required") == Some(&Value::Bool(true)) {
                         return Err(format!(

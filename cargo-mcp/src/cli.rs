@@ -385,16 +385,19 @@ pub async fn run(cli: Cli) -> i32 {
         Command::Call(args) => call(args).await,
         Command::Read(args) => read(args).await,
         Command::Get(args) => get(args).await,
-        Command::Pack(args) => crate::pack::pack(&args).await.map(|packed| {
-            terminal::print(format_args!(
-                "wrote {} ({} tools, sha256 {})\nwrote {}\n",
-                packed.bundle.display(),
-                packed.tools,
-                packed.sha256,
-                packed.server_json.display()
-            ));
-            EXIT_OK
-        }).map_err(Failure::usage),
+        Command::Pack(args) => crate::pack::pack(&args)
+            .await
+            .map(|packed| {
+                terminal::print(format_args!(
+                    "wrote {} ({} tools, sha256 {})\nwrote {}\n",
+                    packed.bundle.display(),
+                    packed.tools,
+                    packed.sha256,
+                    packed.server_json.display()
+                ));
+                EXIT_OK
+            })
+            .map_err(Failure::usage),
         Command::Login(args) => login(args).await,
         Command::Logout(args) => crate::login::logout(&args.url)
             .map(|message| {

@@ -94,7 +94,9 @@ async fn list_tools(args: &PackArgs, package: &Package, binary: &Path) -> Result
     client.close().await;
     match tools {
         Ok(tools) => Ok(tools),
-        Err(crate::connection::ConnectionError::Rpc { code: crate::connection::METHOD_NOT_FOUND, .. }) => Ok(Vec::new()),
+        Err(crate::connection::ConnectionError::Rpc { code: crate::connection::METHOD_NOT_FOUND, .. }) => {
+            Ok(Vec::new())
+        }
         Err(error) => Err(format!("cannot list the tools of {shown}: {error}")),
     }
 }

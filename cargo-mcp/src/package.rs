@@ -118,7 +118,9 @@ impl Package {
             return Ok(Value::Object(author));
         }
         match self.forge() {
-            Some(forge) => Ok(serde_json::json!({"name": forge.owner, "url": format!("https://{}.com/{}", forge.source, forge.owner)})),
+            Some(forge) => Ok(
+                serde_json::json!({"name": forge.owner, "url": format!("https://{}.com/{}", forge.source, forge.owner)}),
+            ),
             None => Err(format!(
                 "`{}` names no author: add `authors = [\"Your Name <you@example.com>\"]` (or a GitHub \
                  `repository`) to its Cargo.toml",
@@ -154,9 +156,7 @@ impl Settings {
             };
         };
         if let Some(unknown) = table.keys().find(|k| !["user_config", "args", "env"].contains(&k.as_str())) {
-            return Err(format!(
-                "[package.metadata.mcpb] has `{unknown}`: it takes `user_config`, `args` and `env`"
-            ));
+            return Err(format!("[package.metadata.mcpb] has `{unknown}`: it takes `user_config`, `args` and `env`"));
         }
         let user_config = match table.get("user_config") {
             None => Map::new(),
