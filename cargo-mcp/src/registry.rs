@@ -179,6 +179,7 @@ pub fn short(description: &str) -> String {
         }
         cut.push_str(word);
     }
+    let mut cut = cut.trim_end_matches([',', ';', ':']).to_owned();
     cut.push('…');
     cut
 }

@@ -99,3 +99,37 @@ async fn the_calculator_packs_into_a_bundle_the_official_cli_accepts_and_a_valid
 
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+#[test]
+fn a_servers_settings_become_user_config_the_cli_accepts_and_registry_inputs() {
+    // examples/notes declares its folder in [package.metadata.mcpb]; the tools are listed with
+    // the folder given after `--`.
+    let out = std::env::temp_dir().join(format!("mcp-pack-notes-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let folder = out.join("notes");
+    std::fs::create_dir_all(&folder).unwrap();
+    let pack = Command::new(example_binary("cargo-mcp"))
+        .args(["pack", "-p", "notes", "--out"])
+        .arg(&out)
+        .arg("--")
+        .arg(&folder)
+        .current_dir(repo_root())
+        .output()
+        .expect("cargo-mcp runs");
+    assert!(pack.status.success(), "cargo mcp pack failed:\n{}", text(&pack));
+
+    let unpacked = out.join("unpacked");
+    let unpack = mcpb(&[OsStr::new("unpack"), out.join("notes-0.1.0.mcpb").as_os_str(), unpacked.as_os_str()]);
+    assert!(unpack.status.success(), "mcpb unpack:\n{}", text(&unpack));
+    let validate = mcpb(&[OsStr::new("validate"), unpacked.join("manifest.json").as_os_str()]);
+    assert!(validate.status.success(), "mcpb validate:\n{}", text(&validate));
+    let manifest = read_json(&unpacked.join("manifest.json"));
+    assert_eq!(manifest["server"]["mcp_config"]["args"], json!(["${user_config.folder}"]));
+    assert_eq!(manifest["user_config"]["folder"]["type"], "directory");
+
+    let server_json = read_json(&out.join("server.json"));
+    mcp_tests::check_server_json(&server_json).unwrap();
+    assert_eq!(server_json["packages"][0]["packageArguments"][0]["valueHint"], "folder");
+    assert!(server_json["description"].as_str().unwrap().chars().count() <= 100, "the registry's limit");
+    std::fs::remove_dir_all(&out).unwrap();
+}
