@@ -82,8 +82,8 @@ async fn list_tools(args: &PackArgs, package: &Package, binary: &Path) -> Result
     let mut command = tokio::process::Command::new(binary);
     if args.run_args.is_empty() {
         let dirname = binary.parent().unwrap_or(Path::new("."));
-        let (run_args, env) = bundle::launch_with_defaults(&package.settings, dirname)?;
-        command.args(run_args).envs(env);
+        let launch = bundle::launch_with_defaults(&package.settings, dirname)?;
+        command.args(launch.args).envs(launch.env);
     } else {
         command.args(&args.run_args);
     }

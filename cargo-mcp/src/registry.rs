@@ -164,10 +164,10 @@ pub fn short(description: &str) -> String {
     if description.chars().count() <= DESCRIPTION_LIMIT {
         return description;
     }
-    if let Some((sentence, _)) = description.split_once(". ") {
-        if sentence.chars().count() < DESCRIPTION_LIMIT {
-            return format!("{sentence}.");
-        }
+    if let Some((sentence, _)) = description.split_once(". ")
+        && sentence.chars().count() < DESCRIPTION_LIMIT
+    {
+        return format!("{sentence}.");
     }
     let mut cut = String::new();
     for word in description.split(' ') {
