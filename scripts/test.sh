@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every test of the project, from a fresh clone: formatting, lints, the Rust tests (unit,
 # in-process protocol, stdio processes, compile-error UI tests, doc tests), each fuzz target
-# once over its seeds (stable, uninstrumented), the packages of the
-# crates meant for crates.io built from what `cargo package` puts in them, and the interop
+# once over its seeds (stable, uninstrumented), `cargo publish --dry-run` of the crates meant for
+# crates.io (each built from what its package holds), `cargo mcp pack` on the calculator checked
+# by the official MCP Bundle CLI and the MCP Registry's schema, and the interop
 # tests that drive the example servers through the official Python SDK client and the MCP
 # Inspector CLI, and the official MCP conformance suite against the fixture server (Node 22 is
 # installed under .node/); then both again through nginx in front of three replicas of the
@@ -42,6 +43,10 @@ step "the OAuth end-to-end test's authorization server and browser driver: oidc-
 # which script to run, when they are missing.
 scripts/oidc.sh
 
+step "the MCP Bundle CLI the bundle test checks cargo mcp pack with: @anthropic-ai/mcpb"
+# tests/tests/pack.rs fails, saying to run it, when it is missing.
+scripts/mcpb.sh
+
 step "cargo test"
 # tests/tests/replicas.rs and cluster_rig.rs run replicas of the conformance fixture; the
 # client tests (client_own.rs, client_stubs.rs) and cargo-mcp/tests/cli.rs run it, calculator,
@@ -52,11 +57,16 @@ cargo test --workspace --all-features --locked
 step "fuzz targets, once over their seeds (stable build, no instrumentation)"
 scripts/fuzz.sh --seeds
 
-step "cargo package (each crate meant for crates.io builds from its package alone)"
-# Packaged together: cargo resolves the three unpublished workspace crates from a local overlay
-# of the packages it just made, then builds each one (default features) in target/package/.
+step "cargo publish --dry-run (each crate meant for crates.io, built from its package alone)"
+# One invocation for the three (cargo 1.90 or later): it packages them in dependency order,
+# resolves the unpublished siblings from a local overlay of the packages it just made, builds each
+# one (default features) in target/package/, and stops before uploading. One crate at a time
+# fails ("no matching package named `mcp-runtime-uri-template` found") until its siblings are on
+# crates.io. The dry run reads the crates.io index (a version already published is refused);
+# offline, `cargo package --offline` with the same -p flags runs the same builds.
 # --allow-dirty: the packages are made from the work tree, the same files the steps above tested.
-cargo package --locked --allow-dirty -p mcp-runtime-uri-template -p mcp-runtime-macros -p mcp-runtime
+# cargo-mcp is not published (publish = false) until the runtime is.
+cargo publish --dry-run --locked --allow-dirty -p mcp-runtime-uri-template -p mcp-runtime-macros -p mcp-runtime
 
 step "Python SDK interop (mcp==2.3.0): modes legacy, auto and 2026-07-28, stdio and HTTP, tasks included"
 cargo build --locked -p calculator -p showcase -p notes -p filesystem -p http-server -p conformance

@@ -27,6 +27,7 @@ Examples:
   cargo mcp call --stdio target/debug/calculator add a=2 b=3
   cargo mcp surface --stdio target/debug/calculator --check
   cargo build --release && cargo mcp install claude-code
+  cargo mcp pack                     # an MCP Bundle and its server.json in target/mcpb/
 
 Exit codes: 0 ok, 1 a tool error or a failed check, 2 a usage or connection error.";
 
@@ -110,6 +111,21 @@ The tokens are kept in $CARGO_MCP_TOKENS, else $XDG_CONFIG_HOME/cargo-mcp/tokens
     Login(LoginArgs),
     /// Forget the tokens kept for an HTTP server.
     Logout(LogoutArgs),
+    /// Bundle the crate's release binary as an MCP Bundle (.mcpb), with the server.json that
+    /// lists it in the MCP Registry.
+    #[command(after_help = "\
+Examples:
+  cargo mcp pack                                   # target/mcpb/<name>-<version>.mcpb and server.json
+  cargo mcp pack -p calculator --out dist
+  cargo mcp pack --url https://github.com/me/calc/releases/download/v0.1.0/calculator-0.1.0.mcpb
+  cargo mcp pack --remote https://calc.example.com/mcp --header 'Authorization: Bearer {token}'
+  cargo mcp pack -- /srv/notes                     # the arguments to list the tools with
+
+The manifest takes the name, version, description, authors, repository, homepage and license from
+Cargo.toml, the tools from the built server, and the settings the server reads (MCPB user_config,
+passed as arguments or environment variables) from [package.metadata.mcpb]; see the README.
+server.json names the bundle by --url (default: the GitHub or GitLab release of this version).")]
+    Pack(PackArgs),
     /// Get a prompt, with `key=value` arguments.
     #[command(after_help = "\
 Examples:
@@ -299,6 +315,39 @@ pub struct GetArgs {
     pub json: bool,
 }
 
+/// `cargo mcp pack`.
+#[derive(Debug, Args)]
+pub struct PackArgs {
+    /// The package to bundle (default: the one in the current folder).
+    #[arg(short, long, value_name = "PACKAGE")]
+    pub package: Option<String>,
+    /// Its binary, when it has several.
+    #[arg(long, value_name = "NAME")]
+    pub bin: Option<String>,
+    /// Where to write the bundle and server.json (default: target/mcpb/).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// The URL the bundle will be downloaded from, for server.json (default: the GitHub or
+    /// GitLab release `v<version>` of the package's repository).
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// The server's name in the MCP Registry, `namespace/name` (default: io.github.OWNER/<name>
+    /// from the package's repository).
+    #[arg(long, value_name = "NAME")]
+    pub registry_name: Option<String>,
+    /// A Streamable HTTP endpoint where this server also runs, listed as a remote in server.json.
+    #[arg(long, value_name = "URL")]
+    pub remote: Option<String>,
+    /// A header clients send to the remote: NAME, or "NAME: VALUE" where each {variable} is
+    /// asked of the user as a secret (repeatable).
+    #[arg(long = "header", value_name = "HEADER", requires = "remote")]
+    pub headers: Vec<String>,
+    /// The arguments to start the server with while listing its tools (default: the bundle's
+    /// own, each setting at its default).
+    #[arg(last = true, value_name = "ARGS")]
+    pub run_args: Vec<String>,
+}
+
 /// A command's failure: what to print, and the exit code.
 #[derive(Debug)]
 pub struct Failure {
@@ -336,6 +385,19 @@ pub async fn run(cli: Cli) -> i32 {
         Command::Call(args) => call(args).await,
         Command::Read(args) => read(args).await,
         Command::Get(args) => get(args).await,
+        Command::Pack(args) => crate::pack::pack(&args)
+            .await
+            .map(|packed| {
+                terminal::print(format_args!(
+                    "wrote {} ({} tools, sha256 {})\nwrote {}\n",
+                    packed.bundle.display(),
+                    packed.tools,
+                    packed.sha256,
+                    packed.server_json.display()
+                ));
+                EXIT_OK
+            })
+            .map_err(Failure::usage),
         Command::Login(args) => login(args).await,
         Command::Logout(args) => crate::login::logout(&args.url)
             .map(|message| {

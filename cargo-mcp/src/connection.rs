@@ -189,8 +189,18 @@ pub async fn connect_stdio(command_line: &str, max_message_size: Option<usize>) 
         .ok_or_else(|| ConnectionError::Transport(format!("`{command_line}` is not a command line")))?;
     let mut command = Command::new(&words[0]);
     command.args(&words[1..]);
+    connect_command(command, command_line, max_message_size).await
+}
+
+/// Runs `command` (its arguments and environment set by the caller) and connects to it over
+/// stdio; `shown` names it in errors.
+pub async fn connect_command(
+    command: Command,
+    shown: &str,
+    max_message_size: Option<usize>,
+) -> Result<Client, ConnectionError> {
     builder(max_message_size).connect_stdio(command).await.map_err(|e| {
-        ConnectionError::Transport(format!("cannot run the server `{command_line}` over stdio: {}", describe(&e)))
+        ConnectionError::Transport(format!("cannot run the server `{shown}` over stdio: {}", describe(&e)))
     })
 }
 

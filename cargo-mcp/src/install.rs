@@ -262,6 +262,8 @@ pub struct ServerCrate {
     pub debug_binary: PathBuf,
     /// The workspace root, where project configuration files go.
     pub workspace_root: PathBuf,
+    /// The package's entry in `cargo metadata` (description, authors, `metadata`...), for `pack`.
+    pub package: Value,
 }
 
 /// Runs `cargo build` for the crate's binary (`--release` or not), its output on stderr.
@@ -355,6 +357,7 @@ pub fn find_crate(
         release_binary: target.join("release").join(&file),
         debug_binary: target.join("debug").join(&file),
         workspace_root: PathBuf::from(metadata["workspace_root"].as_str().unwrap_or(".")),
+        package: chosen.clone(),
         name,
         bin,
     })

@@ -239,7 +239,7 @@ fn list_call_and_surface_over_http() {
 
 #[test]
 fn help_shows_examples_for_each_subcommand() {
-    for command in ["new", "install", "surface", "list", "call", "read", "get"] {
+    for command in ["new", "install", "surface", "list", "call", "read", "get", "pack"] {
         let output = cargo_mcp(&[command, "--help"]);
         assert_eq!(code(&output), 0);
         assert!(stdout(&output).contains("Examples:\n  cargo "), "{command}: {}", stdout(&output));

