@@ -212,6 +212,8 @@ fn arguments_struct(tool: &HandlerFn) -> TokenStream {
         };
         let doc = p.docs.as_ref().map(|d| quote!(#[doc = #d]));
         let rename = p.options.rename.as_ref().map(|r| quote!(#[serde(rename = #r)]));
+        // Its fields are read from the arguments' object, and merged into the schema's properties.
+        let flatten = p.options.flatten.map(|_| quote!(#[serde(flatten)]));
         let description = p.options.description.as_ref().map(|d| quote!(#[schemars(description = #d)]));
         let header = p.options.header.as_ref().map(|h| quote!(#[schemars(extend("x-mcp-header" = #h))]));
         let range = p.options.range.as_ref().map(|r| quote!(#[schemars(range(#r))]));
@@ -221,7 +223,7 @@ fn arguments_struct(tool: &HandlerFn) -> TokenStream {
             let path = default_fn_name(i).to_string();
             quote!(#[serde(default = #path)])
         });
-        quote!(#doc #rename #description #header #range #length #pattern #default #ident: #ty)
+        quote!(#doc #rename #flatten #description #header #range #length #pattern #default #ident: #ty)
     });
     quote! {
         #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
