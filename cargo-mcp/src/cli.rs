@@ -467,7 +467,13 @@ fn install(args: InstallArgs) -> Result<i32, Failure> {
                     found.bin
                 )));
             }
-            Transport::Stdio { command: absolute(&found.release_binary), args: args.args.clone() }
+            // A project's file is shared: it names the binary relative to the project.
+            let shared = match args.scope {
+                Scope::Project => args.client.project_command(&found.release_binary, &found.workspace_root),
+                Scope::User => None,
+            };
+            let command = shared.unwrap_or_else(|| absolute(&found.release_binary));
+            Transport::Stdio { command, args: args.args.clone() }
         }
         (None, None, None) => unreachable!("find_crate answered or failed above"),
     };

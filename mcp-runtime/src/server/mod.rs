@@ -100,7 +100,7 @@ impl Server {
     }
 
     /// Where HTTP sessions live: in this process (the default), or in Redis, shared by every
-    /// replica of the server ([`SessionStore::redis`], feature `redis`). A shared store needs
+    /// replica of the server (`SessionStore::redis`, feature `redis`). A shared store needs
     /// [`request_state_secret`](Self::request_state_secret), the same on every replica.
     pub fn session_store(mut self, store: SessionStore) -> Self {
         self.session_store = store;
@@ -471,7 +471,7 @@ impl Server {
     }
 
     /// [`serve_http`](Self::serve_http) with a configuration of your own: allowed hosts and
-    /// origins, [authorization](crate::transport::http::HttpConfig::auth), limits. Binds
+    /// origins, authorization (`HttpConfig::auth`, feature `auth`), limits. Binds
     /// `address`, and stops gracefully on SIGINT or SIGTERM, like `serve_http`; no listener or
     /// shutdown future to write (for those, see [`into_http_service`](Self::into_http_service)).
     ///
@@ -549,7 +549,7 @@ impl Server {
     /// ```
     ///
     /// With a configuration of your own ([`HttpConfig`](crate::transport::http::HttpConfig): allowed
-    /// hosts, [authorization](crate::transport::http::HttpConfig::auth)...), use
+    /// hosts, authorization (`HttpConfig::auth`, feature `auth`)...), use
     /// [`into_http_service`](Self::into_http_service) and
     /// [`McpHttpService::serve_tls`](crate::http::McpHttpService::serve_tls).
     #[cfg(feature = "tls")]
