@@ -64,9 +64,7 @@ fn field_hint(root: &Value, key: &str, raw: &str) -> Option<String> {
         let field = resolve(root, property).get("properties")?.get(key)?;
         let value = typed(key, raw, Some(resolve(root, field))).unwrap_or_else(|_| Value::String(raw.to_owned()));
         let object = Value::Object(Map::from_iter([(key.to_owned(), value)]));
-        Some(format!(
-            "; `{key}` is a field of `{argument}`, an object: pass it whole as JSON, {argument}:='{object}'"
-        ))
+        Some(format!("; `{key}` is a field of `{argument}`, an object: pass it whole as JSON, {argument}:='{object}'"))
     })
 }
 
@@ -228,7 +226,10 @@ mod tests {
             r#"no argument `title`: the tool takes todo: object; `title` is a field of `todo`, an object: pass it whole as JSON, todo:='{"title":"x"}'"#
         );
         let error = from_words(&words(&["todo=x"]), Some(&schema)).unwrap_err();
-        assert_eq!(error, "`todo` must be object (got `x`): pass JSON with `:=`, todo:='{...}' (or '[...]' for an array)");
+        assert_eq!(
+            error,
+            "`todo` must be object (got `x`): pass JSON with `:=`, todo:='{...}' (or '[...]' for an array)"
+        );
         let args = from_words(&words(&[r#"todo:={"title": "x", "done": false}"#]), Some(&schema)).unwrap();
         assert_eq!(args, json!({"todo": {"title": "x", "done": false}}));
     }

@@ -431,9 +431,9 @@ fn new(args: NewArgs) -> Result<i32, Failure> {
             "  cargo build && cargo mcp call --stdio target/debug/{} greet name=Ada\n",
             args.name
         )),
-        scaffold::Transport::Http => terminal::eprint(
-            "  cargo run    # then: cargo mcp call --http http://127.0.0.1:8080/mcp greet name=Ada\n",
-        ),
+        scaffold::Transport::Http => {
+            terminal::eprint("  cargo run    # then: cargo mcp call --http http://127.0.0.1:8080/mcp greet name=Ada\n")
+        }
     }
     Ok(EXIT_OK)
 }

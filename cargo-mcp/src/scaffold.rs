@@ -37,7 +37,9 @@ impl Runtime {
             Runtime::Path(path) => {
                 format!("mcp-runtime = {{ path = \"{}\"{features} }}", toml_escape(&path.display().to_string()))
             }
-            Runtime::Version(version) => format!("mcp-runtime = {{ version = \"{}\"{features} }}", toml_escape(version)),
+            Runtime::Version(version) => {
+                format!("mcp-runtime = {{ version = \"{}\"{features} }}", toml_escape(version))
+            }
         }
     }
 }

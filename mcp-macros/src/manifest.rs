@@ -125,7 +125,10 @@ mod tests {
     fn each_way_of_writing_the_dependency() {
         let version = |v: &str| Some(Requirement::Version(v.to_owned()));
         assert_eq!(find("[dependencies]\nschemars = \"0.8\"\n"), version("0.8"));
-        assert_eq!(find("[dependencies]\nschemars = { version = \"0.8.21\", features = [\"uuid1\"] }"), version("0.8.21"));
+        assert_eq!(
+            find("[dependencies]\nschemars = { version = \"0.8.21\", features = [\"uuid1\"] }"),
+            version("0.8.21")
+        );
         assert_eq!(find("[dependencies.schemars]\nfeatures = [\"a\"]\nversion = '0.8'\n"), version("0.8"));
         assert_eq!(find("[target.'cfg(unix)'.dependencies]\nschemars = \"1\""), version("1"));
         assert_eq!(find("[dependencies]\nschemars.workspace = true"), Some(Requirement::Workspace));
@@ -147,8 +150,11 @@ mod tests {
         let member = root.join("member");
         std::fs::create_dir_all(&member).unwrap();
         std::fs::write(root.join("Cargo.toml"), "[workspace]\n[workspace.dependencies]\nschemars = \"0.8\"\n").unwrap();
-        std::fs::write(member.join("Cargo.toml"), "[package]\nname = \"m\"\n[dependencies]\nschemars.workspace = true\n")
-            .unwrap();
+        std::fs::write(
+            member.join("Cargo.toml"),
+            "[package]\nname = \"m\"\n[dependencies]\nschemars.workspace = true\n",
+        )
+        .unwrap();
         assert_eq!(requirement_of(&member).as_deref(), Some("0.8"));
         std::fs::remove_dir_all(&root).unwrap();
     }

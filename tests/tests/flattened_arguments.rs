@@ -40,7 +40,10 @@ fn server() -> Server {
 fn calls() -> [(Value, &'static str); 2] {
     [
         (json!({"list": "home", "title": "milk"}), "home: milk (done: false)"),
-        (json!({"list": "work", "title": "report", "done": true, "due": "Friday"}), "work: report (done: true, due Friday)"),
+        (
+            json!({"list": "work", "title": "report", "done": true, "due": "Friday"}),
+            "work: report (done: true, due Friday)",
+        ),
     ]
 }
 

@@ -578,7 +578,10 @@ async fn the_portable_default_suits_claude_vs_code_cursor_and_the_inspector() {
     assert_eq!(properties["billing"]["type"], "object");
     // An output keeps its nulls (a result carries them), as a union the Inspector's --strict takes.
     let receipt = &tool(&tools, "place_order")["outputSchema"]["properties"];
-    assert_eq!(receipt["discount"], json!({"anyOf": [{"type": "integer", "minimum": 0, "maximum": 65535}, {"type": "null"}]}));
+    assert_eq!(
+        receipt["discount"],
+        json!({"anyOf": [{"type": "integer", "minimum": 0, "maximum": 65535}, {"type": "null"}]})
+    );
     assert_eq!(properties["billing"]["description"], "Where to bill, if not the shipping address");
     let outline = &tool(&tools, "outline")["inputSchema"];
     assert_eq!(outline["$defs"].as_object().unwrap().keys().collect::<Vec<_>>(), ["Section"]);

@@ -167,7 +167,9 @@ fn check_params(handler: &HandlerFn, kind: Kind, errors: &mut Errors) {
 fn check_flatten(param: &crate::handler::Param, flatten: proc_macro2::Span, kind: Kind, errors: &mut Errors) {
     if kind != Kind::Tool {
         let noun = kind.noun();
-        let message = format!("`flatten` is for tool arguments (an object whose fields become the tool's arguments); a {noun}'s arguments are text: remove it");
+        let message = format!(
+            "`flatten` is for tool arguments (an object whose fields become the tool's arguments); a {noun}'s arguments are text: remove it"
+        );
         errors.push(syn::Error::new(flatten, message));
         return;
     }

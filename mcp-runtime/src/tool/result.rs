@@ -152,7 +152,9 @@ impl<T: Serialize + schemars::JsonSchema> IntoToolResult for Json<T> {
         // resource's `Json<T>` does (a `Value`'s map sorts its keys).
         let (value, text) = match serde_json::to_value(&self.0).and_then(|v| Ok((v, serde_json::to_string(&self.0)?))) {
             Ok((Value::Object(map), text)) => (Value::Object(map), text),
-            Ok((other, text)) => (Value::Object(Map::from_iter([("result".to_owned(), other)])), format!(r#"{{"result":{text}}}"#)),
+            Ok((other, text)) => {
+                (Value::Object(Map::from_iter([("result".to_owned(), other)])), format!(r#"{{"result":{text}}}"#))
+            }
             Err(err) => return CallToolResult::error(failed(err)),
         };
         CallToolResult {

@@ -8,5 +8,6 @@ async fn main() -> mcp_runtime::Result<()> {
     let config = mcp_runtime::http::HttpConfig::default().allow_host("mcp.example.com");
     mcp_tests::robust::server()
         .shutdown_grace(std::time::Duration::from_secs(10))
-        .serve_http_with("127.0.0.1:0", config).await
+        .serve_http_with("127.0.0.1:0", config)
+        .await
 }
