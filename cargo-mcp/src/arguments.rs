@@ -26,8 +26,9 @@ pub fn from_words(words: &[String], schema: Option<&Value>) -> Result<Value, Str
         }
         let property = match (schema, properties.and_then(|p| p.get(key))) {
             (_, Some(property)) => Some(resolve(schema.unwrap_or(&Value::Null), property)),
-            (Some(_), None) if properties.is_some() => {
-                return Err(format!("no argument `{key}`: {}", describe_arguments(schema)));
+            (Some(root), None) if properties.is_some() => {
+                let hint = field_hint(root, key, raw).unwrap_or_default();
+                return Err(format!("no argument `{key}`: {}{hint}", describe_arguments(schema)));
             }
             _ => None,
         };
@@ -53,6 +54,18 @@ pub fn from_words(words: &[String], schema: Option<&Value>) -> Result<Value, Str
         }
     }
     Ok(Value::Object(arguments))
+}
+
+/// When `key` is no argument but a field of an argument that is an object (`todo: NewTodo`):
+/// how to pass that object, `; \`title\` is a field of \`todo\`: todo:='{"title": "x"}'`.
+fn field_hint(root: &Value, key: &str, raw: &str) -> Option<String> {
+    let properties = root.get("properties")?.as_object()?;
+    properties.iter().find_map(|(argument, property)| {
+        let field = resolve(root, property).get("properties")?.get(key)?;
+        let value = typed(key, raw, Some(resolve(root, field))).unwrap_or_else(|_| Value::String(raw.to_owned()));
+        let object = Value::Object(Map::from_iter([(key.to_owned(), value)]));
+        Some(format!("; `{key}` is a field of `{argument}`, an object: pass it whole as JSON, {argument}:='{object}'"))
+    })
 }
 
 /// `the tool takes a (number, required), b (string)`, for error messages and `list`.
@@ -82,11 +95,8 @@ fn type_name(schema: &Value) -> String {
     if let Some(values) = schema.get("enum").and_then(Value::as_array) {
         return values.iter().map(Value::to_string).collect::<Vec<_>>().join(" | ");
     }
-    match schema.get("type") {
-        Some(Value::String(t)) => t.clone(),
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" | "),
-        _ => "any".into(),
-    }
+    let types = accepted_types(schema);
+    if types.is_empty() { "any".into() } else { types.join(" | ") }
 }
 
 /// Follows a local `$ref` into the root schema.
@@ -145,7 +155,12 @@ fn typed(key: &str, raw: &str, property: Option<&Value>) -> Result<Value, String
             None => expected.push(t.as_str()),
         }
     }
-    Err(format!("`{key}` must be {} (got `{raw}`)", expected.join(" or ")))
+    let hint = if expected.iter().any(|t| *t == "object" || *t == "array") {
+        format!(": pass JSON with `:=`, {key}:='{{...}}' (or '[...]' for an array)")
+    } else {
+        String::new()
+    };
+    Err(format!("`{key}` must be {} (got `{raw}`){hint}", expected.join(" or ")))
 }
 
 #[cfg(test)]
@@ -198,6 +213,25 @@ mod tests {
         assert!(error.starts_with("missing required argument(s): a=..."), "{error}");
         let error = from_words(&words(&["a"]), Some(&schema())).unwrap_err();
         assert!(error.contains("key=value"), "{error}");
+    }
+
+    #[test]
+    fn a_field_of_an_object_argument_is_shown_passed_as_json() {
+        let schema = json!({"type": "object", "properties": {
+            "todo": {"type": "object", "properties": {"title": {"type": "string"}, "done": {"type": "boolean"}}}},
+            "required": ["todo"]});
+        let error = from_words(&words(&["title=x"]), Some(&schema)).unwrap_err();
+        assert_eq!(
+            error,
+            r#"no argument `title`: the tool takes todo: object; `title` is a field of `todo`, an object: pass it whole as JSON, todo:='{"title":"x"}'"#
+        );
+        let error = from_words(&words(&["todo=x"]), Some(&schema)).unwrap_err();
+        assert_eq!(
+            error,
+            "`todo` must be object (got `x`): pass JSON with `:=`, todo:='{...}' (or '[...]' for an array)"
+        );
+        let args = from_words(&words(&[r#"todo:={"title": "x", "done": false}"#]), Some(&schema)).unwrap();
+        assert_eq!(args, json!({"todo": {"title": "x", "done": false}}));
     }
 
     #[test]

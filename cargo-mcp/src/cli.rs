@@ -43,11 +43,12 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Create a new MCP server crate: a tool, a main serving it over stdio, and a test.
+    /// Create a new MCP server crate: a tool, a main serving it over stdio (or HTTP), and a test.
     #[command(after_help = "\
 Examples:
   cargo mcp new weather-server
   cargo mcp new weather-server --path servers/weather
+  cargo mcp new weather-server --http             # Streamable HTTP instead of stdio
   cargo mcp new weather-server --runtime-version 0.1
 
 mcp-runtime is not on crates.io yet: the new crate depends on it by path, on the runtime source
@@ -198,6 +199,9 @@ pub struct NewArgs {
     /// Depend on mcp-runtime VERSION from crates.io.
     #[arg(long, value_name = "VERSION")]
     pub runtime_version: Option<String>,
+    /// Serve Streamable HTTP (http://127.0.0.1:8080/mcp, with an `HttpConfig`) instead of stdio.
+    #[arg(long)]
+    pub http: bool,
 }
 
 /// `cargo mcp install`.
@@ -468,7 +472,8 @@ fn new(args: NewArgs) -> Result<i32, Failure> {
         (None, None) => Runtime::built_from()?,
     };
     let dir = args.path.unwrap_or_else(|| PathBuf::from(&args.name));
-    scaffold::create(&dir, &args.name, &runtime)?;
+    let transport = if args.http { scaffold::Transport::Http } else { scaffold::Transport::Stdio };
+    scaffold::create(&dir, &args.name, &runtime, transport)?;
     terminal::eprint(format_args!("Created MCP server `{}` in {}\n", args.name, dir.display()));
     if let Some(workspace) = scaffold::enclosing_workspace(&dir) {
         terminal::eprint(format_args!(
@@ -483,10 +488,15 @@ fn new(args: NewArgs) -> Result<i32, Failure> {
     terminal::eprint("Next:\n");
     terminal::eprint(format_args!("  cd {}\n", dir.display()));
     terminal::eprint("  cargo test\n");
-    terminal::eprint(format_args!(
-        "  cargo build && cargo mcp call --stdio target/debug/{} greet name=Ada\n",
-        args.name
-    ));
+    match transport {
+        scaffold::Transport::Stdio => terminal::eprint(format_args!(
+            "  cargo build && cargo mcp call --stdio target/debug/{} greet name=Ada\n",
+            args.name
+        )),
+        scaffold::Transport::Http => {
+            terminal::eprint("  cargo run    # then: cargo mcp call --http http://127.0.0.1:8080/mcp greet name=Ada\n")
+        }
+    }
     Ok(EXIT_OK)
 }
 
@@ -519,7 +529,13 @@ fn install(args: InstallArgs) -> Result<i32, Failure> {
                     found.bin
                 )));
             }
-            Transport::Stdio { command: absolute(&found.release_binary), args: args.args.clone() }
+            // A project's file is shared: it names the binary relative to the project.
+            let shared = match args.scope {
+                Scope::Project => args.client.project_command(&found.release_binary, &found.workspace_root),
+                Scope::User => None,
+            };
+            let command = shared.unwrap_or_else(|| absolute(&found.release_binary));
+            Transport::Stdio { command, args: args.args.clone() }
         }
         (None, None, None) => unreachable!("find_crate answered or failed above"),
     };

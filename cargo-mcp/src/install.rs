@@ -54,6 +54,22 @@ pub enum Transport {
 }
 
 impl Client {
+    /// How a project's own file (`Scope::Project`, to commit and share) names `program` when it
+    /// lies in the project's folder `root`: relative to it, never one machine's absolute path.
+    /// VS Code and Cursor expand `${workspaceFolder}`; Claude Code starts a project's servers in
+    /// the project's folder, where `./target/...` is found. `None` for a program outside `root`,
+    /// and for Claude Desktop, which has no project file.
+    pub fn project_command(self, program: &Path, root: &Path) -> Option<String> {
+        let relative = program.strip_prefix(root).ok()?;
+        let parts: Option<Vec<&str>> = relative.components().map(|c| c.as_os_str().to_str()).collect();
+        let relative = parts?.join("/");
+        match self {
+            Client::ClaudeCode => Some(format!("./{relative}")),
+            Client::Vscode | Client::Cursor => Some(format!("${{workspaceFolder}}/{relative}")),
+            Client::ClaudeDesktop => None,
+        }
+    }
+
     /// The client's name as people write it.
     pub fn title(self) -> &'static str {
         match self {
@@ -383,6 +399,22 @@ mod tests {
         assert_eq!(Client::Cursor.entry(&http), json!({"url": "http://127.0.0.1:8080/mcp"}));
         assert_eq!(Client::ClaudeDesktop.entry(&http)["args"][2], "http://127.0.0.1:8080/mcp");
         assert_eq!(Client::Vscode.servers_key(), "servers");
+    }
+
+    #[test]
+    fn a_project_file_names_the_binary_relative_to_the_project() {
+        let (root, binary) = (Path::new("/home/ada/todo"), Path::new("/home/ada/todo/target/release/todo"));
+        assert_eq!(Client::ClaudeCode.project_command(binary, root).as_deref(), Some("./target/release/todo"));
+        assert_eq!(
+            Client::Vscode.project_command(binary, root).as_deref(),
+            Some("${workspaceFolder}/target/release/todo")
+        );
+        assert_eq!(
+            Client::Cursor.project_command(binary, root).as_deref(),
+            Some("${workspaceFolder}/target/release/todo")
+        );
+        assert_eq!(Client::ClaudeCode.project_command(Path::new("/opt/target/todo"), root), None, "outside");
+        assert_eq!(Client::ClaudeDesktop.project_command(binary, root), None, "no project file");
     }
 
     #[test]

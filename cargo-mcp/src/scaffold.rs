@@ -28,12 +28,18 @@ impl Runtime {
         }
     }
 
-    fn dependency(&self) -> String {
+    fn dependency(&self, transport: Transport) -> String {
+        let features = match transport {
+            Transport::Stdio => "",
+            Transport::Http => ", features = [\"http\"]",
+        };
         match self {
             Runtime::Path(path) => {
-                format!("mcp-runtime = {{ path = \"{}\" }}", toml_escape(&path.display().to_string()))
+                format!("mcp-runtime = {{ path = \"{}\"{features} }}", toml_escape(&path.display().to_string()))
             }
-            Runtime::Version(version) => format!("mcp-runtime = \"{}\"", toml_escape(version)),
+            Runtime::Version(version) => {
+                format!("mcp-runtime = {{ version = \"{}\"{features} }}", toml_escape(version))
+            }
         }
     }
 }
@@ -75,8 +81,21 @@ pub fn check_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// How the generated server is served.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Transport {
+    /// stdio: the client starts the binary (what desktop clients do).
+    #[default]
+    Stdio,
+    /// Streamable HTTP at `http://127.0.0.1:8080/mcp` (`PORT` changes the port), with an
+    /// `HttpConfig` to change what it allows.
+    Http,
+}
+
 /// The generated files, relative to the crate's folder.
-pub fn files(name: &str, runtime: &Runtime) -> Vec<(&'static str, String)> {
+pub fn files(name: &str, runtime: &Runtime, transport: Transport) -> Vec<(&'static str, String)> {
+    // serde and schemars are the crates the prelude's `Deserialize`, `Serialize` and
+    // `JsonSchema` derives expand to paths of: without them a derive cannot find its crate.
     let cargo_toml = format!(
         r#"[package]
 name = "{name}"
@@ -86,36 +105,80 @@ publish = false
 
 [dependencies]
 {dependency}
+serde = {{ version = "1", features = ["derive"] }}
+schemars = "1"
 
 [dev-dependencies]
 serde_json = "1"
 "#,
-        dependency = runtime.dependency()
+        dependency = runtime.dependency(transport)
     );
-    let main_rs = format!(
-        r#"//! {name}: an MCP server over stdio.
+    let (header, main_fn) = match transport {
+        Transport::Stdio => (
+            format!(
+                r#"//! {name}: an MCP server over stdio.
 //!
-//! Try it: `cargo mcp call --stdio target/debug/{name} greet name=Ada`
-//! Add it to a client: `cargo build --release && cargo mcp install claude-code`
+//! Try it: `cargo mcp call --stdio target/debug/{name} greet name=Ada tone=excited`
+//! Add it to a client: `cargo build --release && cargo mcp install claude-code`"#
+            ),
+            r#"// Served over stdio, whose connection has a thread of its own: one runtime thread is enough,
+// and the server starts sooner. For HTTP, drop `flavor` (connections need the workers).
+#[mcp_runtime::main(flavor = "current_thread")]
+async fn main() -> mcp_runtime::Result<()> {
+    mcp_runtime::logging::init();
+    server!().tools(tools![greet]).serve_stdio().await
+}"#
+            .to_owned(),
+        ),
+        Transport::Http => (
+            format!(
+                r#"//! {name}: an MCP server over Streamable HTTP, at http://127.0.0.1:8080/mcp (`PORT` changes
+//! the port). It stops on Ctrl-C or SIGTERM, letting calls in flight finish.
+//!
+//! Try it: `cargo run`, then `cargo mcp call --http http://127.0.0.1:8080/mcp greet name=Ada`
+//! Add it to a client: `cargo mcp install claude-code --http http://127.0.0.1:8080/mcp`"#
+            ),
+            r#"#[mcp_runtime::main]
+async fn main() -> mcp_runtime::Result<()> {
+    mcp_runtime::logging::init();
+    let port = std::env::var("PORT").unwrap_or_else(|_| "8080".into());
+    // What the endpoint allows: `.allow_host("mcp.example.com")` behind a proxy, `.auth(..)`
+    // for OAuth bearer tokens (feature `auth`), `.max_sessions(..)`, `.idle_timeout(..)`.
+    let config = mcp_runtime::http::HttpConfig::default();
+    server!().tools(tools![greet]).serve_http_with(format!("127.0.0.1:{port}"), config).await
+}"#
+            .to_owned(),
+        ),
+    };
+    let main_rs = format!(
+        r#"{header}
 
 use mcp_runtime::prelude::*;
+
+/// How to greet: an argument of your own type derives `Deserialize` and `JsonSchema`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Tone {{
+    #[default]
+    Plain,
+    Excited,
+}}
 
 /// Greet someone by name.
 #[mcp_tool(read_only, idempotent, open_world = false)]
 fn greet(
     /// Who to greet
     name: String,
+    /// How to greet them (plain if left out)
+    tone: Option<Tone>,
 ) -> String {{
-    format!("Hello, {{name}}!")
+    match tone.unwrap_or_default() {{
+        Tone::Plain => format!("Hello, {{name}}."),
+        Tone::Excited => format!("Hello, {{name}}!"),
+    }}
 }}
 
-// Served over stdio, whose connection has a thread of its own: one runtime thread is enough,
-// and the server starts sooner. For HTTP, drop `flavor` (connections need the workers).
-#[mcp_runtime::main(flavor = "current_thread")]
-async fn main() -> mcp_runtime::Result<()> {{
-    mcp_runtime::logging::init();
-    server!().tools(tools![greet]).serve_stdio().await
-}}
+{main_fn}
 
 #[cfg(test)]
 mod tests {{
@@ -125,7 +188,7 @@ mod tests {{
 
     #[test]
     fn greet_stays_plain_rust() {{
-        assert_eq!(greet("Ada".into()), "Hello, Ada!");
+        assert_eq!(greet("Ada".into(), Some(Tone::Excited)), "Hello, Ada!");
     }}
 
     #[mcp_runtime::main]
@@ -134,7 +197,7 @@ mod tests {{
         let client = TestClient::connect(server!().tools(tools![greet])).await;
         let result = client.call_tool("greet", json!({{"name": "Ada"}})).await.unwrap();
         assert!(!result.is_error);
-        assert_eq!(result.text(), Some("Hello, Ada!"));
+        assert_eq!(result.text(), Some("Hello, Ada."));
     }}
 }}
 "#
@@ -144,7 +207,7 @@ mod tests {{
 
 /// Writes a new server crate named `name` into `dir`, which must not exist yet. Returns the
 /// files written.
-pub fn create(dir: &Path, name: &str, runtime: &Runtime) -> Result<Vec<PathBuf>, String> {
+pub fn create(dir: &Path, name: &str, runtime: &Runtime, transport: Transport) -> Result<Vec<PathBuf>, String> {
     check_name(name)?;
     if dir.exists() {
         return Err(format!(
@@ -161,7 +224,7 @@ pub fn create(dir: &Path, name: &str, runtime: &Runtime) -> Result<Vec<PathBuf>,
         ));
     }
     let mut written = Vec::new();
-    for (relative, text) in files(name, runtime) {
+    for (relative, text) in files(name, runtime, transport) {
         let path = dir.join(relative);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
@@ -198,10 +261,10 @@ mod tests {
 
     #[test]
     fn the_runtime_dependency_is_a_path_or_a_version() {
-        let by_path = files("x", &Runtime::Path(PathBuf::from("/src/mcp-runtime")));
+        let by_path = files("x", &Runtime::Path(PathBuf::from("/src/mcp-runtime")), Transport::Stdio);
         assert!(by_path[0].1.contains("mcp-runtime = { path = \"/src/mcp-runtime\" }"));
-        let by_version = files("x", &Runtime::Version("0.1".into()));
-        assert!(by_version[0].1.contains("mcp-runtime = \"0.1\""));
+        let by_version = files("x", &Runtime::Version("0.1".into()), Transport::Http);
+        assert!(by_version[0].1.contains("mcp-runtime = { version = \"0.1\", features = [\"http\"] }"));
         assert!(Runtime::built_from().is_ok(), "this checkout has mcp-runtime/ beside cargo-mcp/");
     }
 

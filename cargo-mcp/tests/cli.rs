@@ -193,8 +193,13 @@ impl HttpServer {
     }
 
     fn start_example(name: &str, variable: &str) -> Self {
+        Self::start_program(&example(name, variable), name)
+    }
+
+    /// `program` serving HTTP on the free port given in `PORT`.
+    fn start_program(program: &str, name: &str) -> Self {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let mut child = Command::new(example(name, variable))
+        let mut child = Command::new(program)
             .env("PORT", port.to_string())
             .stderr(std::process::Stdio::null())
             .spawn()
@@ -477,19 +482,14 @@ fn new_refuses_an_existing_folder_and_a_bad_name() {
     assert!(stderr(&output).contains("--runtime-path /nonexistent"), "{}", stderr(&output));
 }
 
-/// The generated crate's own test passes. It builds in the workspace's target folder, with the
-/// workspace's lock file, so it reuses what the workspace built.
-#[test]
-fn a_new_server_builds_and_passes_its_test() {
-    let dir = tempfile::tempdir().unwrap();
-    let output = cargo_mcp_in(dir.path(), &["new", "hello-mcp", "--path", "servers/hello"]);
+/// `cargo mcp new NAME [ARGS]` in a fresh folder, then the generated crate's `cargo test`, which
+/// builds in the workspace's target folder, with the workspace's lock file, so it reuses what the
+/// workspace built. Returns the crate's folder (in the temporary folder, kept while it lives).
+fn new_crate_passing_its_test(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
+    let output = cargo_mcp_in(dir, &[&["new", name, "--path", name], args].concat());
     assert_eq!(code(&output), 0, "{}", stderr(&output));
-    let crate_dir = dir.path().join("servers/hello");
-    let manifest = std::fs::read_to_string(crate_dir.join("Cargo.toml")).unwrap();
-    let runtime = workspace().join("mcp-runtime").canonicalize().unwrap();
-    assert!(manifest.contains(&format!("mcp-runtime = {{ path = \"{}\" }}", runtime.display())), "{manifest}");
+    let crate_dir = dir.join(name);
     std::fs::copy(workspace().join("Cargo.lock"), crate_dir.join("Cargo.lock")).unwrap();
-
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let output = Command::new(cargo)
         .args(["test", "--quiet"])
@@ -499,17 +499,59 @@ fn a_new_server_builds_and_passes_its_test() {
         .expect("cargo runs");
     assert!(output.status.success(), "cargo test in the new crate failed:\n{}\n{}", stdout(&output), stderr(&output));
     assert!(stdout(&output).contains("2 passed"), "{}", stdout(&output));
+    assert!(!stderr(&output).contains("warning"), "a warning in the new crate's build:\n{}", stderr(&output));
+    crate_dir
+}
+
+/// The generated crate's own test passes; its argument type derives `Deserialize` and
+/// `JsonSchema` from the prelude, which needs serde and schemars in its `Cargo.toml`.
+#[test]
+fn a_new_server_builds_and_passes_its_test() {
+    let dir = tempfile::tempdir().unwrap();
+    let crate_dir = new_crate_passing_its_test(dir.path(), "hello-mcp", &[]);
+    let manifest = std::fs::read_to_string(crate_dir.join("Cargo.toml")).unwrap();
+    let runtime = workspace().join("mcp-runtime").canonicalize().unwrap();
+    assert!(manifest.contains(&format!("mcp-runtime = {{ path = \"{}\" }}", runtime.display())), "{manifest}");
+    let main_rs = std::fs::read_to_string(crate_dir.join("src/main.rs")).unwrap();
+    assert!(main_rs.contains("#[derive(Debug, Default, Deserialize, JsonSchema)]"), "{main_rs}");
 
     // It runs as a server too: without --stdio, `cargo mcp` builds the crate it is run in and
     // runs its binary.
     let output = Command::new(CARGO_MCP)
-        .args(["call", "greet", "name=Ada"])
+        .args(["call", "greet", "name=Ada", "tone=excited"])
         .current_dir(&crate_dir)
         .env("CARGO_TARGET_DIR", target_dir())
         .output()
         .expect("cargo-mcp runs");
     assert_eq!((code(&output), stdout(&output).as_str()), (0, "Hello, Ada!\n"), "{}", stderr(&output));
     assert!(stderr(&output).contains("Building hello-mcp (debug)"), "{}", stderr(&output));
+}
+
+/// `cargo mcp new --http`: a server on Streamable HTTP with an `HttpConfig`, in a `main` of a
+/// few lines, that builds without warnings, passes its test and answers a call on `PORT`.
+#[test]
+fn a_new_http_server_serves_over_http() {
+    let dir = tempfile::tempdir().unwrap();
+    let crate_dir = new_crate_passing_its_test(dir.path(), "hello-http", &["--http"]);
+    let manifest = std::fs::read_to_string(crate_dir.join("Cargo.toml")).unwrap();
+    assert!(manifest.contains("features = [\"http\"]"), "{manifest}");
+    let main_rs = std::fs::read_to_string(crate_dir.join("src/main.rs")).unwrap();
+    let main_fn = main_rs.split("#[mcp_runtime::main]").nth(1).and_then(|rest| rest.split("\n}\n").next()).unwrap();
+    assert!(main_fn.contains("serve_http_with(") && main_fn.contains("HttpConfig::default()"), "{main_fn}");
+    assert!(main_fn.lines().count() < 15, "main takes {} lines", main_fn.lines().count());
+
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let built = Command::new(cargo)
+        .args(["build", "--quiet"])
+        .current_dir(&crate_dir)
+        .env("CARGO_TARGET_DIR", target_dir())
+        .status()
+        .expect("cargo runs");
+    assert!(built.success());
+    let binary = target_dir().join("debug/hello-http");
+    let server = HttpServer::start_program(binary.to_str().unwrap(), "hello-http");
+    let output = cargo_mcp(&["call", "--http", &server.url, "greet", "name=Ada"]);
+    assert_eq!((code(&output), stdout(&output).as_str()), (0, "Hello, Ada.\n"), "{}", stderr(&output));
 }
 
 /// What a hostile server puts in every string it sends: a colour, a window title, a line

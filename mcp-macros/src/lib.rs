@@ -11,6 +11,7 @@ mod docs;
 mod handler;
 mod lists;
 mod main_fn;
+mod manifest;
 mod prompt;
 mod resource;
 mod stub;

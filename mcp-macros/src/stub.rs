@@ -232,8 +232,11 @@ pub(crate) fn tool(handler: &HandlerFn, name: &str) -> TokenStream {
         .iter()
         .map(|p| {
             let (binding, wire) = (&p.ident, p.wire_name());
-            quote_spanned! {p.ty.span()=>
-                __mcp_arguments.insert(#wire.into(), (&&#krate::__private::StubArgument(&#binding)).to_json()?);
+            let value = quote_spanned!(p.ty.span()=> (&&#krate::__private::StubArgument(&#binding)).to_json()?);
+            match p.options.flatten {
+                // A flattened argument's fields are arguments of their own.
+                Some(_) => quote!(#krate::__private::flatten_into(&mut __mcp_arguments, #value);),
+                None => quote!(__mcp_arguments.insert(#wire.into(), #value);),
             }
         })
         .collect();

@@ -10,7 +10,8 @@
 //! 2. [`ProbeArgument`] (tools: `T: Deserialize + JsonSchema`) and [`ProbeOther`] (prompts and
 //!    resources: any other `T`, parsed from text) on `&&Probe<T>`;
 //! 3. [`ProbeUnsupported`] on `Probe<T>` for a tool parameter that is neither: its method
-//!    requires [`ToolParameter`], so it fails to compile with one message, on the user's type.
+//!    requires [`ToolParameter`], so it fails to compile with one message, on the user's type
+//!    ([`ProbeUnsupportedOldSchemars`] in a crate on schemars 0.x, whose message names it).
 //!
 //! A tool's generated argument struct is generic over each such parameter's field type, which
 //! [`ProbeArgument::slot`] (`T` itself) or [`ProbeInjected::slot`] ([`NotAnArgument`]) picks: the
@@ -38,6 +39,20 @@ pub trait ToolParameter {}
 
 #[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + schemars::JsonSchema> ToolParameter for T {}
+
+/// [`ToolParameter`] in a crate whose `Cargo.toml` depends on schemars 0.x (the macros read
+/// it): a `JsonSchema` derived there is schemars 0.x's trait, not the 1.x one the runtime reads,
+/// so the message names the version instead of asking for a derive that is already written.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter: mcp-runtime reads schemars 1's `JsonSchema`, and this crate depends on schemars 0.x",
+    label = "a `JsonSchema` derived with schemars 0.x is another trait: this type does not implement schemars 1's",
+    note = "in Cargo.toml, write `schemars = \"1\"` (its derive is written the same way; a `#[schemars(..)]` attribute may need the 1.x spelling), or derive `mcp_runtime::prelude::JsonSchema`",
+    note = "an argument's type derives `Deserialize` (serde 1) and `JsonSchema` (schemars 1); a type that implements `mcp_runtime::FromContext` is provided by the runtime instead"
+)]
+pub trait ToolParameterOldSchemars {}
+
+#[diagnostic::do_not_recommend]
+impl<T: ToolParameter> ToolParameterOldSchemars for T {}
 
 /// A resource parameter that is not a variable of its URI template: only the runtime can
 /// provide it. Reached only for a type that is not injected, so the message is the error.
@@ -254,6 +269,29 @@ impl<T> ProbeUnsupported<T> for Probe<T> {
     fn slot(&self) -> PhantomData<NotAnArgument>
     where
         T: ToolParameter,
+    {
+        PhantomData
+    }
+    fn bind(&self, _: NotAnArgument, _: &Context) -> Result<T, CallToolResult> {
+        unreachable!("a tool parameter that is not `ToolParameter` does not compile")
+    }
+}
+
+/// [`ProbeUnsupported`] in a crate that depends on schemars 0.x: fails with
+/// [`ToolParameterOldSchemars`]'s message.
+pub trait ProbeUnsupportedOldSchemars<T> {
+    /// Never returns: requires [`ToolParameterOldSchemars`].
+    fn slot(&self) -> PhantomData<NotAnArgument>
+    where
+        T: ToolParameterOldSchemars;
+    /// Never called.
+    fn bind(&self, field: NotAnArgument, ctx: &Context) -> Result<T, CallToolResult>;
+}
+
+impl<T> ProbeUnsupportedOldSchemars<T> for Probe<T> {
+    fn slot(&self) -> PhantomData<NotAnArgument>
+    where
+        T: ToolParameterOldSchemars,
     {
         PhantomData
     }

@@ -4,7 +4,8 @@
 pub use crate::completion::{CompleteFn, run_completer};
 pub use crate::param::{
     NotAnArgument, PatternParameter, Probe, ProbeArgument, ProbeInjected, ProbeOther, ProbeUnsupported,
-    ResourceInjected, TextArgument, ToolParameter, injection_failed, required_states,
+    ProbeUnsupportedOldSchemars, ResourceInjected, TextArgument, ToolParameter, ToolParameterOldSchemars,
+    injection_failed, required_states,
 };
 pub use crate::prompt::GetFn;
 pub use crate::prompt::{PromptArgument, PromptDef, PromptDescriptor};
@@ -79,6 +80,10 @@ pub async fn run_blocking<R: Send + 'static>(function: impl FnOnce() -> R + Send
 
 /// Fails to compile, on the parameter's type, when it cannot be a tool argument.
 pub fn assert_tool_parameter<T: ToolParameter>() {}
+
+/// [`assert_tool_parameter`] in a crate that depends on schemars 0.x, with the message that
+/// says so.
+pub fn assert_tool_parameter_old_schemars<T: ToolParameterOldSchemars>() {}
 
 /// A text argument (a template variable or prompt argument) parsed by `parse`; `support`
 /// (from `TextValue::support`) makes a type that does not parse from text a compile error.

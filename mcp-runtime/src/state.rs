@@ -39,7 +39,7 @@ pub struct State<T>(pub Arc<T>);
 /// that session asks for it. Use interior mutability (`Mutex`, atomics) to change it.
 ///
 /// `T` serializes, because a session store keeps it: with
-/// [`SessionStore::redis`](crate::SessionStore::redis), the session, this value with it, moves
+/// `SessionStore::redis` (feature `redis`), the session, this value with it, moves
 /// between the replicas of a server. It is saved after each request of the session that
 /// changed it, and read again by a replica that serves the session next. For a value that
 /// does not serialize (a connection, a channel), use [`LocalSessionState`]: kept by each
@@ -49,7 +49,7 @@ pub struct SessionState<T>(pub Arc<T>);
 /// State kept per client session in this process only, created with `T::default()` the first
 /// time a handler asks for it: [`SessionState`] for values that do not serialize. With one
 /// process it behaves as `SessionState`; with several replicas sharing sessions
-/// ([`SessionStore::redis`](crate::SessionStore::redis)), each replica has its own value for
+/// (`SessionStore::redis`, feature `redis`), each replica has its own value for
 /// the session.
 pub struct LocalSessionState<T>(pub Arc<T>);
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 /// - [`SessionStore::memory`] (the default): in this process. Fastest; a session lives and dies
 ///   with its process, so a load balancer in front of several must route each session to the
 ///   same one.
-/// - [`SessionStore::redis`] (feature `redis`): in Redis or Valkey, shared by every replica of
+/// - `SessionStore::redis` (feature `redis`): in Redis or Valkey, shared by every replica of
 ///   the server. Any replica serves any request of any session: session records, `SessionState`
 ///   values and SSE streams live in Redis, and answers to server-to-client requests,
 ///   cancellations and notifications cross between replicas through it. Each replica keeps the

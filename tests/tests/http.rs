@@ -781,3 +781,40 @@ async fn requests_beyond_the_cap_in_flight_are_refused_on_http() {
     running.stop().await;
     assert_valid(&client);
 }
+
+/// `serve_http_with(address, config)`: the configuration applies (a host it allows is served,
+/// others still get 403), and SIGTERM stops the server as it stops `serve_http`: a call in flight
+/// finishes and is answered, then the process exits with success.
+#[tokio::test]
+async fn serve_http_with_applies_its_configuration_and_stops_gracefully_on_sigterm() {
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_configured-http-server"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let (address, _log) = mcp_tests::http::logged_address(child.stderr.take().unwrap()).await;
+    let mut client = HttpClient::new(address);
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
+    let allowed = client.post_with(&initialize, &[("host", "mcp.example.com")]).await;
+    assert_eq!(allowed.status, StatusCode::OK, "the configured host is allowed");
+    let refused = client.post_with(&initialize, &[("host", "evil.example.com")]).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN, "other hosts are still refused");
+
+    client.initialize().await;
+    let mut events =
+        client.post(&call_with_progress(2, "ticks", json!({"count": 2, "millis": 300}), "t")).await.events();
+    let first = events.next_message().await.unwrap();
+    assert_eq!(first["method"], "notifications/progress", "the call is running: {first}");
+    let pid = child.id().unwrap().to_string();
+    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let mut last = Value::Null;
+    while let Some(message) = events.next_message().await {
+        last = message;
+    }
+    assert_eq!(last["result"]["content"][0]["text"], "2 ticks", "the call in flight finished");
+    let status = tokio::time::timeout(Duration::from_secs(10), child.wait()).await.unwrap().unwrap();
+    assert!(status.success(), "{status}");
+}

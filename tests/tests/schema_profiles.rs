@@ -216,12 +216,16 @@ fn cursor_rules(at: &str, map: &Map<String, Value>, found: &mut Vec<String>) {
     }
 }
 
-/// The MCP Inspector (Ajv, `--strict`): no format JSON Schema does not define.
+/// The MCP Inspector (Ajv, `--strict`): no format JSON Schema does not define, no `type` array
+/// (its `type-union` warning: a union is spelled `anyOf`).
 fn inspector_rules(at: &str, map: &Map<String, Value>, found: &mut Vec<String>) {
     if let Some(format) = map.get("format").and_then(Value::as_str)
         && !STANDARD_FORMATS.contains(&format)
     {
         found.push(format!("{at}: format {format}"));
+    }
+    if let Some(Value::Array(kinds)) = map.get("type") {
+        found.push(format!("{at}: type {kinds:?}"));
     }
 }
 
@@ -253,15 +257,25 @@ fn claude_root(tools: &[Value]) -> Vec<String> {
     found
 }
 
-/// The portable form: an `Option`'s `anyOf` with `{"type": "null"}` simplified where it can be.
-fn nullable_rules(at: &str, map: &Map<String, Value>, found: &mut Vec<String>) {
-    for keyword in ["anyOf", "oneOf"] {
-        if let Some(Value::Array(members)) = map.get(keyword)
-            && members.len() == 2
-            && members.iter().any(|m| m == &json!({"type": "null"}))
-            && members.iter().any(|m| m.get("type").is_some() && m.get("$ref").is_none())
-        {
-            found.push(format!("{at}: {keyword} with null left as a union"));
+/// Whether `schema` offers `null`: in its `type`, or as a member of its `anyOf`/`oneOf`.
+fn offers_null(schema: &Value) -> bool {
+    let in_type = match schema.get("type") {
+        Some(Value::Array(kinds)) => kinds.contains(&json!("null")),
+        kind => kind == Some(&json!("null")),
+    };
+    let in_union = ["anyOf", "oneOf"].iter().any(|keyword| {
+        schema.get(keyword).and_then(Value::as_array).is_some_and(|members| members.iter().any(offers_null))
+    });
+    in_type || in_union
+}
+
+/// The portable form of an input: an optional property (an `Option`) has one type, without
+/// `null` (leaving it out says the same).
+fn optional_rules(at: &str, map: &Map<String, Value>, found: &mut Vec<String>) {
+    let required: Vec<&Value> = map.get("required").and_then(Value::as_array).into_iter().flatten().collect();
+    for (name, property) in map.get("properties").and_then(Value::as_object).into_iter().flatten() {
+        if !required.contains(&&json!(name)) && offers_null(property) {
+            found.push(format!("{at}/properties/{name}: an optional property offers null: {property}"));
         }
     }
 }
@@ -270,7 +284,6 @@ fn portable_rules(at: &str, map: &Map<String, Value>, found: &mut Vec<String>) {
     cursor_rules(at, map, found);
     inspector_rules(at, map, found);
     vscode_rules(at, map, found);
-    nullable_rules(at, map, found);
 }
 
 /// Gemini's OpenAPI 3.0 subset (input schemas): its `Schema` object's keywords only (and
@@ -543,9 +556,13 @@ async fn the_portable_default_suits_claude_vs_code_cursor_and_the_inspector() {
         assert_none(violations(&tools, cursor_rules), name);
         assert_none(violations(&tools, inspector_rules), name);
         assert_none(violations(&tools, vscode_rules), name);
+        assert_none(input_violations(&tools, optional_rules), name);
         by_hand_is_verbatim(&tools);
-        let all = [complete(), without_optionals(), with_nulls(), refused(), refused_deep()].concat();
+        let all = [complete(), without_optionals(), refused(), refused_deep()].concat();
         same_verdicts(&original, &tools, &all, name);
+        // Documented: an optional argument is left out rather than sent as null (the server
+        // still accepts null: `results_fit` sends them).
+        verdicts(&tools, &with_nulls(), false, name);
         verdicts(&tools, &beyond_width(), false, name);
         results_fit(&tools, name).await;
     }
@@ -557,8 +574,14 @@ async fn the_portable_default_suits_claude_vs_code_cursor_and_the_inspector() {
         (&json!(0), &json!(4294967295u32))
     );
     assert_eq!(properties["shipping"]["properties"]["floor"]["maximum"], 255);
-    assert_eq!(properties["rush"]["type"], json!(["string", "null"]));
-    assert_eq!(properties["billing"]["type"], json!(["object", "null"]));
+    assert_eq!(properties["rush"], json!({"type": "string", "enum": ["low", "high"], "description": "How soon."}));
+    assert_eq!(properties["billing"]["type"], "object");
+    // An output keeps its nulls (a result carries them), as a union the Inspector's --strict takes.
+    let receipt = &tool(&tools, "place_order")["outputSchema"]["properties"];
+    assert_eq!(
+        receipt["discount"],
+        json!({"anyOf": [{"type": "integer", "minimum": 0, "maximum": 65535}, {"type": "null"}]})
+    );
     assert_eq!(properties["billing"]["description"], "Where to bill, if not the shipping address");
     let outline = &tool(&tools, "outline")["inputSchema"];
     assert_eq!(outline["$defs"].as_object().unwrap().keys().collect::<Vec<_>>(), ["Section"]);

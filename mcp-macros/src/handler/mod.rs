@@ -67,7 +67,7 @@ pub(crate) enum Role {
     /// Marked `#[mcp(inject)]`, or bound by a pattern (`State(docs): State<Docs>`, which no
     /// argument could be): provided through `FromContext`, or a compile error.
     Injected,
-    /// Given `rename`, `default` or `header` (an injected parameter takes none), or a resource's
+    /// Given `rename`, `default`, `header` or `flatten` (an injected parameter takes none), or a resource's
     /// parameter named after a URI template variable: read from the request.
     Argument,
     /// Injected if its type implements `FromContext`, else an argument: decided where the
@@ -119,6 +119,7 @@ impl HandlerFn {
             let role = if options.inject.is_some() || ident.is_none() {
                 Role::Injected
             } else if options.rename.is_some()
+                || options.flatten.is_some()
                 || options.default.is_some()
                 || options.header.is_some()
                 || options.range.is_some()

@@ -12,7 +12,7 @@ use syn::spanned::Spanned as _;
 use syn::{Expr, ExprLit, Lit, LitBool, LitFloat, LitInt, LitStr};
 
 /// Options on a parameter: `#[mcp(rename = "...", default = expr, description = "...", inject,
-/// header = "...")]`.
+/// header = "...", flatten)]`.
 #[derive(Default)]
 pub(crate) struct ParamOptions {
     pub rename: Option<LitStr>,
@@ -27,9 +27,12 @@ pub(crate) struct ParamOptions {
     pub range: Option<TokenStream>,
     pub length: Option<TokenStream>,
     pub pattern: Option<LitStr>,
+    /// A tool argument whose fields are the tool's arguments (`#[serde(flatten)]`), rather than
+    /// one argument holding them.
+    pub flatten: Option<Span>,
 }
 
-const PARAM_OPTIONS: &str = "rename, default, description, inject, header, range, length, pattern";
+const PARAM_OPTIONS: &str = "rename, default, description, inject, header, range, length, pattern, flatten";
 
 impl ParamOptions {
     /// Reads one `#[mcp(...)]` attribute; a parameter may carry several, and an option repeated
@@ -51,20 +54,25 @@ impl ParamOptions {
                     store(&meta, errors, &mut self.default, value);
                     Ok(())
                 }
-                "inject" => {
-                    if meta.input.peek(syn::Token![=]) || meta.input.peek(syn::token::Paren) {
-                        errors.push(meta.error("`inject` takes no value: write `#[mcp(inject)]`"));
-                        skip_value(&meta)?;
-                    }
-                    store(&meta, errors, &mut self.inject, Some(meta.path.span()));
-                    Ok(())
-                }
+                "inject" => marker(&meta, errors, &mut self.inject, "#[mcp(inject)]"),
+                "flatten" => marker(&meta, errors, &mut self.flatten, "#[mcp(flatten)]"),
                 other => unknown(&meta, errors, other, "parameter option", PARAM_OPTIONS),
             }
         });
         errors.extend(read.err());
         errors.finish()
     }
+}
+
+/// A parameter option that takes no value (`inject`, `flatten`): where it was written.
+fn marker(meta: &ParseNestedMeta<'_>, errors: &mut Errors, slot: &mut Option<Span>, example: &str) -> syn::Result<()> {
+    if meta.input.peek(syn::Token![=]) || meta.input.peek(syn::token::Paren) {
+        let name = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
+        errors.push(meta.error(format!("`{name}` takes no value: write `{example}`")));
+        skip_value(meta)?;
+    }
+    store(meta, errors, slot, Some(meta.path.span()));
+    Ok(())
 }
 
 /// `key(min = a, max = b)` (either bound may be left out): the tokens inside the parentheses,

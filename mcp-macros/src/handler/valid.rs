@@ -126,6 +126,9 @@ fn check_params(handler: &HandlerFn, kind: Kind, errors: &mut Errors) {
                 );
             }
         }
+        if let Some(flatten) = param.options.flatten {
+            check_flatten(param, flatten, kind, errors);
+        }
         if param.role == Role::Injected {
             if let Some(header) = &param.options.header {
                 errors.error(header, "an injected parameter is not an argument: it takes no `header`");
@@ -153,9 +156,42 @@ fn check_params(handler: &HandlerFn, kind: Kind, errors: &mut Errors) {
             );
         }
         let wire = param.wire_name();
-        if !wire_names.insert(wire.clone()) {
+        if param.options.flatten.is_none() && !wire_names.insert(wire.clone()) {
             errors.error(param.name_tokens(), format!("two parameters are both named `{wire}` in the arguments; rename one with `#[mcp(rename = \"...\")]`"));
         }
+    }
+}
+
+/// `flatten`: a tool argument (not injected), whose fields are the arguments, so it has no name,
+/// description, default or constraint of its own (its fields carry theirs).
+fn check_flatten(param: &crate::handler::Param, flatten: proc_macro2::Span, kind: Kind, errors: &mut Errors) {
+    if kind != Kind::Tool {
+        let noun = kind.noun();
+        let message = format!(
+            "`flatten` is for tool arguments (an object whose fields become the tool's arguments); a {noun}'s arguments are text: remove it"
+        );
+        errors.push(syn::Error::new(flatten, message));
+        return;
+    }
+    if param.options.inject.is_some() || param.ident.is_none() {
+        errors.push(syn::Error::new(flatten, "an injected parameter is not an argument: it takes no `flatten`"));
+        return;
+    }
+    let options = &param.options;
+    let own = [
+        options.rename.as_ref().map(|_| "rename"),
+        options.description.as_ref().map(|_| "description"),
+        options.default.as_ref().map(|_| "default"),
+        options.header.as_ref().map(|_| "header"),
+        options.range.as_ref().map(|_| "range"),
+        options.length.as_ref().map(|_| "length"),
+        options.pattern.as_ref().map(|_| "pattern"),
+    ];
+    for option in own.into_iter().flatten() {
+        errors.push(syn::Error::new(
+            flatten,
+            format!("a flattened argument's fields are the tool's arguments, so it takes no `{option}`: put it on the field (`#[schemars(..)]`, `#[serde(..)]`)"),
+        ));
     }
 }
 

@@ -33,9 +33,16 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
     // Checked before the arguments struct, so a parameter type that is not `Deserialize` and
     // `JsonSchema` gets our message first, on that type, ahead of the derives' errors. (A
     // `ByType` one gets it from its probe.)
+    // A crate on schemars 0.x gets the message that names the version (its derive is another
+    // `JsonSchema` trait): the same checks, another trait to fail on.
+    let old_schemars = crate::manifest::depends_on_old_schemars();
+    let (assert_parameter, unsupported) = match old_schemars {
+        true => (quote!(assert_tool_parameter_old_schemars), quote!(ProbeUnsupportedOldSchemars)),
+        false => (quote!(assert_tool_parameter), quote!(ProbeUnsupported)),
+    };
     let assert_params = tool.params.iter().filter(|p| p.role == Role::Argument).map(|p| {
         let ty = &p.ty;
-        quote_spanned!(ty.span()=> const _: fn() = #krate::__private::assert_tool_parameter::<#ty>;)
+        quote_spanned!(ty.span()=> const _: fn() = #krate::__private::#assert_parameter::<#ty>;)
     });
 
     let arguments = arguments_struct(tool);
@@ -50,7 +57,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
     let shape = quote! {
         {
             #[allow(unused_imports)]
-            use #krate::__private::{ProbeArgument as _, ProbeInjected as _, ProbeUnsupported as _};
+            use #krate::__private::{ProbeArgument as _, ProbeInjected as _, #unsupported as _};
             __McpArguments::__mcp_shape(#(#slots),*)
         }
     };
@@ -154,7 +161,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
                                 }
                             };
                         #[allow(unused_imports)]
-                        use #krate::__private::{ProbeArgument as _, ProbeInjected as _, ProbeUnsupported as _};
+                        use #krate::__private::{ProbeArgument as _, ProbeInjected as _, #unsupported as _};
                         #(#by_type_bindings)*
                         #extract
                         #run
@@ -212,6 +219,8 @@ fn arguments_struct(tool: &HandlerFn) -> TokenStream {
         };
         let doc = p.docs.as_ref().map(|d| quote!(#[doc = #d]));
         let rename = p.options.rename.as_ref().map(|r| quote!(#[serde(rename = #r)]));
+        // Its fields are read from the arguments' object, and merged into the schema's properties.
+        let flatten = p.options.flatten.map(|_| quote!(#[serde(flatten)]));
         let description = p.options.description.as_ref().map(|d| quote!(#[schemars(description = #d)]));
         let header = p.options.header.as_ref().map(|h| quote!(#[schemars(extend("x-mcp-header" = #h))]));
         let range = p.options.range.as_ref().map(|r| quote!(#[schemars(range(#r))]));
@@ -221,7 +230,7 @@ fn arguments_struct(tool: &HandlerFn) -> TokenStream {
             let path = default_fn_name(i).to_string();
             quote!(#[serde(default = #path)])
         });
-        quote!(#doc #rename #description #header #range #length #pattern #default #ident: #ty)
+        quote!(#doc #rename #flatten #description #header #range #length #pattern #default #ident: #ty)
     });
     quote! {
         #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]

@@ -148,6 +148,14 @@ impl<T: ?Sized> ArgumentOther for &&StubArgument<'_, T> {
     }
 }
 
+/// A flattened argument (`#[mcp(flatten)]`) of a typed call: its fields join the arguments
+/// (nothing, for an `Option` that is `None`).
+pub fn flatten_into(arguments: &mut serde_json::Map<String, Value>, value: Value) {
+    if let Value::Object(fields) = value {
+        arguments.extend(fields);
+    }
+}
+
 /// An argument of a call generated from a surface file (its types come from JSON Schema, all
 /// serializable).
 pub fn to_argument<T: Serialize + ?Sized>(value: &T) -> Result<Value, ClientError> {

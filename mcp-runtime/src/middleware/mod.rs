@@ -8,13 +8,13 @@
 //! watcher sees the response last, as layers of an onion; one that answers early stops the
 //! request, and the layers outside it still see that answer.
 //!
-//! Shipped on it: [`RateLimit`] (feature `rate-limit`) and [`AuditLog`].
+//! Shipped on it: `RateLimit` (feature `rate-limit`) and [`AuditLog`].
 //!
 //! | File | Owns |
 //! |---|---|
 //! | `mod.rs` | [`Middleware`], [`RequestInfo`], [`Verdict`], [`Response`]; the chain a built server runs |
 //! | `audit.rs` | [`AuditLog`]: who called what, with which arguments, and how it ended |
-//! | `rate_limit.rs` | [`RateLimit`]: requests per caller, with `governor` |
+//! | `rate_limit.rs` | `RateLimit`: requests per caller, with `governor` |
 //!
 //! Why a verdict and not a future around the rest: a request is routed, and a tool that does not
 //! wait runs to its end, on the thread its message arrived on, with no task and no allocation;

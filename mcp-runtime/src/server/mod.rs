@@ -104,7 +104,7 @@ impl Server {
     }
 
     /// Where HTTP sessions live: in this process (the default), or in Redis, shared by every
-    /// replica of the server ([`SessionStore::redis`], feature `redis`). A shared store needs
+    /// replica of the server (`SessionStore::redis`, feature `redis`). A shared store needs
     /// [`request_state_secret`](Self::request_state_secret), the same on every replica.
     pub fn session_store(mut self, store: SessionStore) -> Self {
         self.session_store = store;
@@ -504,6 +504,35 @@ impl Server {
         self.serve_http_with_shutdown(address, crate::transport::signal::shutdown_signal()).await
     }
 
+    /// [`serve_http`](Self::serve_http) with a configuration of your own: allowed hosts and
+    /// origins, authorization (`HttpConfig::auth`, feature `auth`), limits. Binds
+    /// `address`, and stops gracefully on SIGINT or SIGTERM, like `serve_http`; no listener or
+    /// shutdown future to write (for those, see [`into_http_service`](Self::into_http_service)).
+    ///
+    /// ```no_run
+    /// # use mcp_runtime::prelude::*;
+    /// # #[mcp_tool] fn add(a: f64, b: f64) -> f64 { a + b }
+    /// use mcp_runtime::http::HttpConfig;
+    /// use std::time::Duration;
+    ///
+    /// # async fn run() -> mcp_runtime::Result<()> {
+    /// let config = HttpConfig::default()
+    ///     .allow_host("mcp.example.com") // behind a proxy serving this name
+    ///     .idle_timeout(Duration::from_secs(600));
+    /// server!().tools(tools![add]).serve_http_with("127.0.0.1:8080", config).await
+    /// # }
+    /// ```
+    #[cfg(feature = "http")]
+    pub async fn serve_http_with(
+        self,
+        address: impl tokio::net::ToSocketAddrs,
+        config: crate::transport::http::HttpConfig,
+    ) -> Result<()> {
+        let service = self.into_http_service(config)?;
+        let listener = crate::transport::http::bind(address).await?;
+        service.serve(listener, crate::transport::signal::shutdown_signal()).await
+    }
+
     /// [`serve_http`](Self::serve_http) until `shutdown` resolves (instead of a signal).
     #[cfg(feature = "http")]
     pub async fn serve_http_with_shutdown(
@@ -554,7 +583,7 @@ impl Server {
     /// ```
     ///
     /// With a configuration of your own ([`HttpConfig`](crate::transport::http::HttpConfig): allowed
-    /// hosts, [authorization](crate::transport::http::HttpConfig::auth)...), use
+    /// hosts, authorization (`HttpConfig::auth`, feature `auth`)...), use
     /// [`into_http_service`](Self::into_http_service) and
     /// [`McpHttpService::serve_tls`](crate::http::McpHttpService::serve_tls).
     #[cfg(feature = "tls")]

@@ -63,7 +63,7 @@ impl Context {
     ///
     /// The check holds at the moment it is made: a symlink put in the path's place before the
     /// tool uses it is followed. To act on files, use
-    /// [`path_in_roots`](Self::path_in_roots) (feature `fs`), which checks at each operation.
+    /// `path_in_roots` (feature `fs`), which checks at each operation.
     pub async fn resolve_in_roots(&self, path: impl AsRef<Path>) -> Result<PathBuf, RootsError> {
         let roots = self.root_paths().await?;
         let path = path.as_ref();

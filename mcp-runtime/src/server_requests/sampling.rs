@@ -47,7 +47,7 @@ pub struct ModelPreferences {
 }
 
 /// A sampling request, built up then sent with [`Context::sample`](crate::Context::sample);
-/// what a [`client`](crate::client) (feature `client`) reads in its sampling handler.
+/// what a `client` (feature `client`) reads in its sampling handler.
 ///
 /// ```no_run
 /// # use mcp_runtime::{Context, Sampling};

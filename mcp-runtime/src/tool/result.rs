@@ -147,13 +147,18 @@ impl<T: IntoToolResult, E: Display> IntoToolResult for Result<T, E> {
 
 impl<T: Serialize + schemars::JsonSchema> IntoToolResult for Json<T> {
     fn into_tool_result(self) -> CallToolResult {
-        let value = match serde_json::to_value(&self.0) {
-            Ok(Value::Object(map)) => Value::Object(map),
-            Ok(other) => Value::Object(Map::from_iter([("result".to_owned(), other)])),
-            Err(err) => return CallToolResult::error(format!("the tool's result could not be serialized: {err}")),
+        let failed = |err: serde_json::Error| format!("the tool's result could not be serialized: {err}");
+        // The text is serialized from the value itself, so it keeps the fields' order as a
+        // resource's `Json<T>` does (a `Value`'s map sorts its keys).
+        let (value, text) = match serde_json::to_value(&self.0).and_then(|v| Ok((v, serde_json::to_string(&self.0)?))) {
+            Ok((Value::Object(map), text)) => (Value::Object(map), text),
+            Ok((other, text)) => {
+                (Value::Object(Map::from_iter([("result".to_owned(), other)])), format!(r#"{{"result":{text}}}"#))
+            }
+            Err(err) => return CallToolResult::error(failed(err)),
         };
         CallToolResult {
-            content: vec![Content::text(value.to_string())],
+            content: vec![Content::text(text)],
             structured_content: Some(value),
             is_error: false,
             meta: None,
@@ -189,6 +194,25 @@ mod tests {
         assert_eq!(result.structured_content, Some(json!({"x": 3})));
         assert_eq!(result.text(), Some(r#"{"x":3}"#));
         assert_eq!(<Json<Point>>::output_schema().unwrap()["type"], "object");
+    }
+
+    #[derive(Serialize, schemars::JsonSchema)]
+    struct Todo {
+        title: String,
+        done: bool,
+        added: u32,
+    }
+
+    #[test]
+    fn json_text_keeps_the_fields_order_as_a_resource_does() {
+        let todo = || Todo { title: "milk".into(), done: false, added: 1 };
+        let result = Json(todo()).into_tool_result();
+        assert_eq!(result.text(), Some(r#"{"title":"milk","done":false,"added":1}"#));
+        let read = crate::resource::IntoReadResult::into_read_result(Json(todo()), "todo://1", None).unwrap();
+        assert_eq!(serde_json::to_value(&read.contents[0]).unwrap()["text"], result.text().unwrap());
+        let listed = Json(vec![todo()]).into_tool_result();
+        assert_eq!(listed.text(), Some(r#"{"result":[{"title":"milk","done":false,"added":1}]}"#));
+        assert_eq!(listed.structured_content.unwrap()["result"][0]["title"], "milk");
     }
 
     #[test]

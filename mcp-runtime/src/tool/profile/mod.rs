@@ -42,7 +42,8 @@ pub enum SchemaProfile {
     Full,
     /// The default, for every client not named otherwise: a form the common clients accept
     /// (Claude Desktop and Claude Code, VS Code and Copilot, Cursor, Windsurf, the MCP
-    /// Inspector, the official SDKs). The same values validate as with [`Full`](Self::Full):
+    /// Inspector, the official SDKs). The same values validate as with [`Full`](Self::Full),
+    /// but for `null` given to an optional argument:
     ///
     /// - `$ref`s are replaced by the definitions they name, and `$defs` dropped, except for the
     ///   definitions of recursive types, which cannot be inlined: those stay in `$defs`,
@@ -50,8 +51,10 @@ pub enum SchemaProfile {
     /// - formats JSON Schema does not define (`uint8` to `uint64`, `int8` to `int64`, `float`,
     ///   `double`...) are dropped; the width of an integer becomes `minimum`/`maximum` where it
     ///   says more than the type (`u8`: 0 to 255; `u32`: 0 to 4294967295; a `u64`'s minimum 0);
-    /// - `anyOf: [X, {"type": "null"}]` becomes X with `"null"` added to its `type` (and to its
-    ///   `enum`), where that accepts the same values.
+    /// - an optional property of an input schema (an `Option` argument) is its one type, without
+    ///   `null`: leaving it out says the same, and the server still accepts `null`;
+    /// - any other nullable value is `anyOf: [X, {"type": "null"}]`, never a `type` array (the MCP
+    ///   Inspector's `--strict` warns on those), in input and output schemas alike.
     #[default]
     Portable,
     /// Gemini's OpenAPI 3.0 subset for function declarations (Gemini CLI), input schemas only:

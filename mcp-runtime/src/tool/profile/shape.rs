@@ -13,7 +13,13 @@ use std::collections::{BTreeMap, BTreeSet};
 pub(crate) fn input(profile: SchemaProfile, schema: Map<String, Value>) -> Map<String, Value> {
     match profile {
         SchemaProfile::Full => schema,
-        SchemaProfile::Portable => portable(schema, Cycles::Keep),
+        SchemaProfile::Portable => {
+            let mut shaped = Value::Object(portable(schema, Cycles::Keep));
+            // Two walks: a property's `null` is gone before any union is spelled out.
+            walk(&mut shaped, &mut optional_without_null);
+            walk(&mut shaped, &mut nullable_as_any_of);
+            into_map(shaped)
+        }
         SchemaProfile::Gemini => {
             let mut shaped = Value::Object(portable(schema, Cycles::Cut));
             walk(&mut shaped, &mut gemini);
@@ -33,7 +39,11 @@ pub(crate) fn input(profile: SchemaProfile, schema: Map<String, Value>) -> Map<S
 pub(crate) fn output(profile: SchemaProfile, schema: Map<String, Value>) -> Map<String, Value> {
     match profile {
         SchemaProfile::Full => schema,
-        _ => portable(schema, Cycles::Keep),
+        _ => {
+            let mut shaped = Value::Object(portable(schema, Cycles::Keep));
+            walk(&mut shaped, &mut nullable_as_any_of);
+            into_map(shaped)
+        }
     }
 }
 
@@ -324,6 +334,87 @@ fn simplify_nullable(schema: &mut Map<String, Value>) {
         schema.extend(siblings);
         return;
     }
+}
+
+/// An optional property (one its object does not list in `required`) no longer offers `null`:
+/// leaving it out says the same (serde reads both as `None`), and a single `type` is what every
+/// client takes (the Inspector's `--strict`, single-type dialects). The server still accepts
+/// `null`: it checks arguments against the full schema.
+fn optional_without_null(schema: &mut Map<String, Value>) {
+    let required = schema_required(schema).unwrap_or_default();
+    let Some(Value::Object(properties)) = schema.get_mut("properties") else { return };
+    for (name, property) in properties.iter_mut() {
+        if required.contains(name) {
+            continue;
+        }
+        let Some(property) = property.as_object_mut() else { continue };
+        without_null(property);
+    }
+}
+
+/// `schema` without the `null` of its `type` (and `enum`), or without the `{"type": "null"}`
+/// member of its `anyOf`/`oneOf` (a member left alone folded in, where its keywords are not
+/// already there).
+fn without_null(schema: &mut Map<String, Value>) {
+    if let Some(Value::Array(types)) = schema.get_mut("type")
+        && types.len() > 1
+        && types.iter().any(|t| t == "null")
+    {
+        types.retain(|t| t != "null");
+        if let [single] = types.as_slice() {
+            let single = single.clone();
+            schema.insert("type".into(), single);
+        }
+        if let Some(Value::Array(values)) = schema.get_mut("enum") {
+            values.retain(|v| !v.is_null());
+        }
+        return;
+    }
+    for keyword in ["anyOf", "oneOf"] {
+        let Some(Value::Array(members)) = schema.get_mut(keyword) else { continue };
+        if members.len() < 2 || !members.iter().any(is_null_type) {
+            continue;
+        }
+        members.retain(|member| !is_null_type(member));
+        let single = match members.as_slice() {
+            [Value::Object(member)] => Some(member.clone()),
+            _ => None,
+        };
+        if let Some(member) = single
+            && !member.keys().any(|k| schema.contains_key(k))
+        {
+            schema.remove(keyword);
+            schema.extend(member);
+        }
+        return;
+    }
+}
+
+/// `"type": [X, "null"]` as `anyOf: [{"type": X, ...}, {"type": "null"}]`, the annotations kept
+/// beside it: the same values, in the form the Inspector's `--strict` asks for (a type array is
+/// its `type-union` warning). Left as it is when another keyword could refuse `null` (or an
+/// `enum` without it): those belong to both branches.
+fn nullable_as_any_of(schema: &mut Map<String, Value>) {
+    let Some(types) = schema.get("type").and_then(Value::as_array) else { return };
+    let others: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+    let ([other], true) = (others.as_slice(), others.len() < types.len()) else { return };
+    let enum_allows_null = match schema.get("enum") {
+        Some(Value::Array(values)) => values.contains(&Value::Null),
+        Some(_) => false,
+        None => true,
+    };
+    if !enum_allows_null || REJECTS_NULL.iter().any(|k| schema.contains_key(*k)) {
+        return;
+    }
+    let other = other.clone();
+    let (annotations, mut branch): (Map<String, Value>, Map<String, Value>) =
+        std::mem::take(schema).into_iter().partition(|(k, _)| ANNOTATIONS.contains(&k.as_str()));
+    branch.insert("type".into(), other);
+    if let Some(Value::Array(values)) = branch.get_mut("enum") {
+        values.retain(|v| !v.is_null());
+    }
+    schema.insert("anyOf".into(), Value::Array(vec![Value::Object(branch), serde_json::json!({ "type": "null" })]));
+    schema.extend(annotations);
 }
 
 /// Whether `schema` is exactly `{"type": "null"}`.
@@ -643,6 +734,40 @@ mod tests {
         );
         assert!(shaped["properties"]["either"]["anyOf"].is_array());
         assert!(shaped["properties"]["guarded"]["anyOf"].is_array());
+    }
+
+    #[test]
+    fn portable_inputs_leave_null_out_of_optional_properties_and_spell_other_nulls_as_any_of() {
+        let schema = map(json!({
+            "type": "object",
+            "properties": {
+                "note": {"type": ["string", "null"], "minLength": 1, "description": "d"},
+                "kind": {"anyOf": [{"$ref": "#/$defs/Kind"}, {"type": "null"}]},
+                "scores": {"type": "array", "items": {"type": ["integer", "null"], "format": "int32"}},
+                "cleared": {"type": ["string", "null"]},
+            },
+            "required": ["scores", "cleared"],
+            "$defs": {"Kind": {"type": "string", "enum": ["a", "b"]}},
+        }));
+        let shaped = Value::Object(input(SchemaProfile::Portable, schema.clone()));
+        let properties = &shaped["properties"];
+        assert_eq!(properties["note"], json!({"type": "string", "minLength": 1, "description": "d"}));
+        assert_eq!(properties["kind"], json!({"type": "string", "enum": ["a", "b"]}));
+        assert_eq!(
+            properties["scores"]["items"],
+            json!({"anyOf": [{"type": "integer", "minimum": -2147483648, "maximum": 2147483647}, {"type": "null"}]})
+        );
+        assert_eq!(properties["cleared"], json!({"anyOf": [{"type": "string"}, {"type": "null"}]}));
+        // An output keeps every `null` (results carry them), spelled as a union.
+        let output = Value::Object(output(SchemaProfile::Portable, schema));
+        assert_eq!(
+            output["properties"]["note"],
+            json!({"anyOf": [{"type": "string", "minLength": 1}, {"type": "null"}], "description": "d"})
+        );
+        assert_eq!(
+            output["properties"]["kind"],
+            json!({"anyOf": [{"type": "string", "enum": ["a", "b"]}, {"type": "null"}]})
+        );
     }
 
     #[test]

@@ -125,7 +125,7 @@ impl HttpConfig {
 
     /// Serves requests whatever their `Origin` header, and gives every origin CORS answers
     /// (see [`allow_origin`](Self::allow_origin)): for a public server whose every request
-    /// needs a token ([`auth`](Self::auth)), never for one on localhost without it.
+    /// needs a token (`auth`, feature `auth`), never for one on localhost without it.
     pub fn allow_any_origin(mut self) -> Self {
         self.origins.any = true;
         self
@@ -147,7 +147,7 @@ impl HttpConfig {
     /// The most sessions one client may hold at once (default: a tenth of
     /// [`max_sessions`](Self::max_sessions), so 1 000), so that one client cannot fill the
     /// table for everyone; a new `initialize` beyond that gets 429. A client is the peer's IP
-    /// address (an IPv6 address by its /64 prefix), or with [`auth`](Self::auth) the user its
+    /// address (an IPv6 address by its /64 prefix), or with `auth` (feature `auth`) the user its
     /// token names. Every client behind one proxy or NAT shares one address: raise this when
     /// that is how yours arrive. A service you mount yourself learns the peer from a
     /// [`SocketAddr`](std::net::SocketAddr) request extension; without one only the
