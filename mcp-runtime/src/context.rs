@@ -56,7 +56,8 @@ struct Inner {
 pub(crate) type HttpCapture = Option<crate::http_request::HttpRequest>;
 /// The HTTP request captured for a handler: nothing without feature `http`.
 #[cfg(not(feature = "http"))]
-pub(crate) type HttpCapture = ();
+#[derive(Default)]
+pub(crate) struct HttpCapture;
 
 /// What a task's handler shares with the task's runner: the task's id, the progress it reports
 /// (the task's status message), and, in 2025-11-25, how many requests to the client wait for an

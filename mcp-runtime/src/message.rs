@@ -79,7 +79,10 @@ impl Request<'_> {
         #[cfg(feature = "http")]
         return self.http.filter(|_| crate::http_request::asked(required)).map(crate::http_request::Arrival::capture);
         #[cfg(not(feature = "http"))]
-        let _ = required;
+        {
+            let _ = required;
+            crate::context::HttpCapture
+        }
     }
 
     /// The target the method requires, or -32602 naming the missing member.
