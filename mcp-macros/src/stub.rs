@@ -25,7 +25,8 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 /// The runtime's injected types, by their last path segment.
-const INJECTED: &[&str] = &["Context", "State", "SessionState", "LocalSessionState", "CancellationToken", "AuthInfo"];
+const INJECTED: &[&str] =
+    &["Context", "State", "SessionState", "LocalSessionState", "CancellationToken", "AuthInfo", "HttpRequest"];
 
 /// Whether a `ByType` parameter's type is one the runtime injects (`Option<AuthInfo>` too).
 fn injected_by_the_runtime(ty: &syn::Type) -> bool {

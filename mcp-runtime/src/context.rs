@@ -45,7 +45,19 @@ struct Inner {
     /// The verified caller (HTTP with authorization).
     #[cfg(feature = "auth")]
     auth: Option<Arc<crate::auth::AuthInfo>>,
+    /// The HTTP request, for a handler that asked for it.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    http: HttpCapture,
 }
+
+/// The HTTP request captured for a handler that takes an `HttpRequest` (`None` for the others,
+/// and off HTTP); nothing without feature `http`.
+#[cfg(feature = "http")]
+pub(crate) type HttpCapture = Option<crate::http_request::HttpRequest>;
+/// The HTTP request captured for a handler: nothing without feature `http`.
+#[cfg(not(feature = "http"))]
+#[derive(Default)]
+pub(crate) struct HttpCapture;
 
 /// What a task's handler shares with the task's runner: the task's id, the progress it reports
 /// (the task's status message), and, in 2025-11-25, how many requests to the client wait for an
@@ -113,6 +125,7 @@ impl Context {
         session: Arc<Session>,
         sink: &Sink,
         stateless: Option<Arc<Stateless>>,
+        http: HttpCapture,
     ) -> Self {
         let sink = (!sink.same_channel(&session.unsolicited)).then(|| sink.clone());
         Self {
@@ -128,6 +141,7 @@ impl Context {
                 // Created while the transport handles the request: its caller is current.
                 #[cfg(feature = "auth")]
                 auth: crate::auth::current_caller(),
+                http,
             }),
         }
     }
@@ -138,6 +152,13 @@ impl Context {
     #[cfg(feature = "auth")]
     pub fn auth(&self) -> Option<&crate::auth::AuthInfo> {
         self.inner.auth.as_deref()
+    }
+
+    /// The HTTP request, when this handler takes an [`HttpRequest`](crate::http::HttpRequest)
+    /// and the call came over HTTP.
+    #[cfg(feature = "http")]
+    pub(crate) fn http_request(&self) -> Option<&crate::http_request::HttpRequest> {
+        self.inner.http.as_ref()
     }
 
     /// This context, running the 2025-11-25 task `link` (set right after [`Context::new`]).

@@ -95,7 +95,7 @@ impl CustomMethods {
             }
         });
         let meta = request.meta_object().ok().flatten();
-        Some(Task { meta, run, on_panic: PanicAnswer::InternalError })
+        Some(Task { meta, run, on_panic: PanicAnswer::InternalError, http: Default::default() })
     }
 
     /// Runs the handler of the vendor notification `method`, if any, on a task of its own.

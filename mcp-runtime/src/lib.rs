@@ -37,6 +37,8 @@ mod core;
 mod custom;
 mod engine;
 mod error;
+#[cfg(feature = "http")]
+mod http_request;
 mod jsonrpc;
 pub mod logging;
 mod message;
@@ -146,6 +148,7 @@ macro_rules! server {
 /// it and let you mount the endpoint in an application of your own.
 #[cfg(feature = "http")]
 pub mod http {
+    pub use crate::http_request::HttpRequest;
     #[cfg(feature = "tls")]
     pub use crate::transport::http::TlsConfig;
     pub use crate::transport::http::{HttpConfig, McpBody, McpHttpService};

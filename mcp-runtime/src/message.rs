@@ -49,6 +49,10 @@ pub(crate) struct Request<'a> {
     /// The client's network address (its host, as `transport/http/client.rs` reduces it), set by the HTTP transport
     /// for what counts per client; `None` as decoded (stdio, in memory).
     pub peer: Option<std::net::IpAddr>,
+    /// The HTTP request it arrived in, borrowed while the engine receives it (set by the HTTP
+    /// transport; `None` as decoded).
+    #[cfg(feature = "http")]
+    pub http: Option<crate::http_request::Arrival<'a>>,
 }
 
 impl Request<'_> {
@@ -66,6 +70,18 @@ impl Request<'_> {
             (None, Some(raw)) => serde_json::from_str(raw.get())
                 .map(Some)
                 .map_err(|_| ErrorObject::invalid_params("Invalid params: `_meta` must be an object")),
+        }
+    }
+
+    /// The HTTP request, for a handler needing `required`: captured when the handler asks for
+    /// it (an `HttpRequest` parameter) and the request came over HTTP, else nothing, at no cost.
+    pub fn http_for(&self, required: &[crate::required_state::RequiredState]) -> crate::context::HttpCapture {
+        #[cfg(feature = "http")]
+        return self.http.filter(|_| crate::http_request::asked(required)).map(crate::http_request::Arrival::capture);
+        #[cfg(not(feature = "http"))]
+        {
+            let _ = required;
+            crate::context::HttpCapture
         }
     }
 
@@ -157,6 +173,8 @@ fn request<'a>(id: RequestId, name: Cow<'a, str>, params: Option<&'a RawValue>) 
         meta: members.meta,
         stateless_meta,
         peer: None,
+        #[cfg(feature = "http")]
+        http: None,
     })
 }
 

@@ -26,7 +26,12 @@ impl RequiredState {
 /// never registered, naming both, so the mistake shows when the server is built rather than
 /// when a model first calls the handler.
 pub(crate) fn check(kind: &str, name: &str, required: &[RequiredState], registered: &TypeMap) -> crate::Result<()> {
-    match required.iter().find(|state| !registered.contains(state.id)) {
+    // `HttpRequest` marks its handlers with a requirement of its own, met by the transport.
+    #[cfg(feature = "http")]
+    let is_state = |state: &&RequiredState| !crate::http_request::is_mark(state);
+    #[cfg(not(feature = "http"))]
+    let is_state = |_: &&RequiredState| true;
+    match required.iter().filter(is_state).find(|state| !registered.contains(state.id)) {
         None => Ok(()),
         Some(missing) => Err(Error::new(
             ErrorKind::Config,

@@ -292,7 +292,7 @@ impl Connection {
         trace: Option<Trace>,
     ) -> Received {
         let state = call.as_ref().map(stateless::StatelessCall::context_state);
-        let mut ctx = Context::new(id.clone(), task.meta, Arc::clone(&self.session), sink, state)
+        let mut ctx = Context::new(id.clone(), task.meta, Arc::clone(&self.session), sink, state, task.http)
             .with_trace(trace.unwrap_or_else(Trace::none));
         // A call that may become a task reports its progress to the task from the start.
         let task_link = call

@@ -392,6 +392,7 @@ fn listen(
     let subscription = json!({ meta_key::SUBSCRIPTION_ID: id });
     Route::Spawn(Task {
         meta: None,
+        http: Default::default(),
         on_panic: PanicAnswer::InternalError,
         run: Handler::waiting(move |ctx| async move {
             let _held = held;

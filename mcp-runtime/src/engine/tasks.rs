@@ -357,6 +357,7 @@ pub(super) fn route(
 ) -> Route<'static> {
     Route::Spawn(Task {
         meta: None,
+        http: Default::default(),
         on_panic: PanicAnswer::InternalError,
         run: Handler::waiting(move |ctx| async move {
             let tasks = &core.tasks;
@@ -546,9 +547,10 @@ impl Connection {
         };
         let link = Arc::new(TaskLink::new(Tasks::new_id()));
         let id = request.id.clone();
-        let ctx = Context::new(id.clone(), task.meta, Arc::clone(&self.session), &self.session.unsolicited, None)
-            .for_task(Arc::clone(&link))
-            .with_trace(trace.unwrap_or_else(crate::telemetry::Trace::none));
+        let ctx =
+            Context::new(id.clone(), task.meta, Arc::clone(&self.session), &self.session.unsolicited, None, task.http)
+                .for_task(Arc::clone(&link))
+                .with_trace(trace.unwrap_or_else(crate::telemetry::Trace::none));
         if let Err(refusal) = self.session.begin(&id, &ctx.in_flight()) {
             return super::refused(&id, refusal, self.core.settings.max_requests_in_flight);
         }

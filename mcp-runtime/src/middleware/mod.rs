@@ -143,6 +143,21 @@ impl<'a> RequestInfo<'a> {
         if self.stateless { Some(ProtocolVersion::V2026_07_28) } else { self.session.protocol_version() }
     }
 
+    /// The HTTP request this one arrived in (feature `http`; `None` on stdio and in memory): its
+    /// headers, and what the layers in front of the service put into its extensions. Borrowed,
+    /// so reading it costs nothing.
+    #[cfg(feature = "http")]
+    pub fn http_parts(&self) -> Option<&'a hyper::http::request::Parts> {
+        self.request.http.map(|arrival| arrival.parts)
+    }
+
+    /// The HTTP client's address (feature `http`): the connection's, or a [`SocketAddr`](std::net::SocketAddr)
+    /// a host application put into the request's extensions; `None` elsewhere.
+    #[cfg(feature = "http")]
+    pub fn peer_address(&self) -> Option<std::net::SocketAddr> {
+        self.request.http.and_then(|arrival| arrival.peer())
+    }
+
     /// The verified caller: who the request's bearer token says made it (HTTP with
     /// authorization; `None` elsewhere).
     #[cfg(feature = "auth")]

@@ -47,6 +47,7 @@ pub(crate) fn complete(registry: &Registry, request: &Request<'_>) -> Route<'sta
     };
     Route::Spawn(Task {
         meta: None,
+        http: Default::default(),
         on_panic: PanicAnswer::InternalError,
         run: Handler::waiting(move |ctx| async move {
             let completion = match completer {

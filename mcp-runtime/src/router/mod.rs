@@ -107,6 +107,8 @@ pub(crate) struct Task<'a> {
     pub run: Handler<'a>,
     /// What to answer if the user code panics.
     pub on_panic: PanicAnswer,
+    /// The HTTP request, when the handler asked for it (`Request::http_for`).
+    pub http: crate::context::HttpCapture,
 }
 
 /// The answer to a request whose handler panicked.

@@ -30,6 +30,7 @@ pub(crate) fn get(registry: &Registry, request: &Request<'_>) -> Route<'static> 
     }
     Route::Spawn(Task {
         meta,
+        http: request.http_for(&prompt.required_state),
         on_panic: PanicAnswer::InternalError,
         run: Handler::waiting(move |ctx| async move { to_raw(&(prompt.get)(arguments, ctx).await?) }),
     })

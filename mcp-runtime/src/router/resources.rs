@@ -31,6 +31,7 @@ pub(crate) fn list<'a>(registry: &'a Arc<Registry>, params: Option<&RawValue>) -
     let registry = Arc::clone(registry);
     Route::Spawn(Task {
         meta: None,
+        http: Default::default(),
         on_panic: PanicAnswer::InternalError,
         run: Handler::waiting(move |ctx| async move {
             let seen = |resource: &ResourceDescriptor| visibility::sees(viewer.as_ref(), resource.scopes);
@@ -77,12 +78,14 @@ pub(crate) fn read<'a>(registry: &'a Registry, version: Option<ProtocolVersion>,
         let message = format!("refused: {escape} in a variable of {}", clip(uri));
         return Route::Reply(Err(ErrorObject::invalid_params(message)));
     }
+    let http = request.http_for(&descriptor.required_state);
     let descriptor = descriptor.clone();
     let request = ResourceRequest { uri: uri.to_owned(), variables };
     // The resource's own caching hints, for the stateless decoration to keep.
     let stateless = version.is_some_and(ProtocolVersion::is_stateless);
     Route::Spawn(Task {
         meta,
+        http,
         on_panic: PanicAnswer::InternalError,
         run: Handler::waiting(move |ctx| async move {
             let result = (descriptor.read)(request, ctx).await?;

@@ -54,6 +54,7 @@ pub(crate) fn call<'a>(registry: &'a Registry, session: &crate::session::Session
     match call {
         Ok((_, tool, meta)) => Route::Spawn(Task {
             meta,
+            http: request.http_for(&tool.required_state),
             run: Handler::Tool(ToolRun { tool, arguments: request.arguments }),
             on_panic: PanicAnswer::ToolError(tool.name.clone()),
         }),

@@ -235,6 +235,8 @@ impl Inner {
         // Whom the engine's per-client work (rate limits, audit records) counts it against.
         if let Message::Request(request) = &mut message {
             request.peer = address_of(peer, &parts.extensions).map(super::client::host);
+            // Borrowed, for middleware and the handlers that ask for it: free for the others.
+            request.http = Some(crate::http_request::Arrival { parts, peer });
         }
         let is_request = match self.admit(headers, &message, stateless_client) {
             Route::Refused(refusal) => return refusal,
