@@ -217,28 +217,11 @@ impl Mount {
     /// A resource or template at `uri` whose reads go to the mounted server.
     fn resource_descriptor(&self, uri: String, name: String) -> ResourceDescriptor {
         let (client, prefix) = (Arc::clone(&self.client), self.prefix.clone());
-        ResourceDescriptor {
-            uri: uri.into(),
-            name: name.into(),
-            title: None,
-            description: None,
-            mime_type: None,
-            size: None,
-            annotations: None,
-            icons: &[],
-            meta: None,
-            scopes: &[],
-            // The mounted server judges its own URIs.
-            allow_dot_segments: true,
-            ttl_ms: None,
-            cache_scope: None,
-            read: ReadFn::Arc(Arc::new(move |request, ctx| {
-                read_resource(Arc::clone(&client), prefix.clone(), request.uri, ctx).boxed()
-            })),
-            list: None,
-            complete: Vec::new(),
-            required_state: Vec::new(),
-        }
+        let read = ReadFn::Arc(Arc::new(move |request, ctx| {
+            read_resource(Arc::clone(&client), prefix.clone(), request.uri, ctx).boxed()
+        }));
+        // The mounted server judges its own URIs.
+        ResourceDescriptor { allow_dot_segments: true, ..ResourceDescriptor::new(uri, name, read) }
     }
 
     fn prompt(&self, prompt: Prompt) -> Option<PromptDescriptor> {

@@ -373,3 +373,32 @@ pub async fn logged_address(
     .expect("the server names its address");
     (address, log)
 }
+
+/// Starts the server `command` runs, its stderr piped: the child (killed when dropped), the
+/// address it logged, and the rest of its log, collected until it ends.
+pub async fn start_logged(
+    mut command: tokio::process::Command,
+) -> (tokio::process::Child, SocketAddr, tokio::task::JoinHandle<Vec<String>>) {
+    let mut child = command
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let (address, log) = logged_address(child.stderr.take().unwrap()).await;
+    (child, address, collect_lines(log))
+}
+
+/// The rest of a server's log, collected until it ends.
+fn collect_lines(
+    mut log: tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStderr>>,
+) -> tokio::task::JoinHandle<Vec<String>> {
+    tokio::spawn(async move {
+        let mut lines = Vec::new();
+        while let Ok(Some(line)) = log.next_line().await {
+            lines.push(line);
+        }
+        lines
+    })
+}

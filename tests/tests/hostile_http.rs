@@ -5,7 +5,7 @@
 
 use mcp_runtime::http::{HttpConfig, McpHttpService};
 use mcp_tests::HttpClient;
-use mcp_tests::http::logged_address;
+use mcp_tests::http::start_logged;
 use mcp_tests::log::CapturedLog;
 use mcp_tests::robust::server;
 use std::net::SocketAddr;
@@ -437,35 +437,6 @@ async fn closed_by_server(stream: &mut TcpStream, limit: Duration) -> bool {
             Err(_) => return false,
         }
     }
-}
-
-/// Starts the server `command` runs, its stderr piped: the child (killed when dropped), the
-/// address it logged, and the rest of its log, collected until it ends.
-async fn start_logged(
-    mut command: tokio::process::Command,
-) -> (tokio::process::Child, SocketAddr, tokio::task::JoinHandle<Vec<String>>) {
-    let mut child = command
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let (address, log) = logged_address(child.stderr.take().unwrap()).await;
-    (child, address, collect_lines(log))
-}
-
-/// The rest of a server's log, collected until it ends.
-fn collect_lines(
-    mut log: tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStderr>>,
-) -> tokio::task::JoinHandle<Vec<String>> {
-    tokio::spawn(async move {
-        let mut lines = Vec::new();
-        while let Ok(Some(line)) = log.next_line().await {
-            lines.push(line);
-        }
-        lines
-    })
 }
 
 /// A session's `GET` stream from `from`, its head read.

@@ -715,23 +715,29 @@ impl std::io::Write for LogWriter {
 async fn serving_http_on_a_current_thread_runtime_is_warned_about() {
     let log = captured_log();
     let on_one_thread = start(server!()).await;
-    let warned = |running: &Running| {
-        let log = String::from_utf8(log.lock().unwrap().clone()).unwrap();
-        let address = format!("http://{}/mcp on a current-thread runtime", running.address);
-        log.lines().any(|line| line.contains("WARN") && line.contains(&address) && line.contains("without `flavor"))
+    let warned = |log: &[u8], address: SocketAddr| {
+        let address = format!("http://{address}/mcp on a current-thread runtime");
+        String::from_utf8_lossy(log)
+            .lines()
+            .any(|line| line.contains("WARN") && line.contains(&address) && line.contains("without `flavor"))
     };
-    let on_workers = std::thread::spawn(|| {
-        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
-        runtime.block_on(async {
-            let running = start(server!()).await;
-            session_client(&running).await;
-            running
+    // Only what was logged while this server held its port: other tests' servers log too, and
+    // one of them may have had the same port before.
+    let during_workers = {
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+            runtime.block_on(async {
+                let before = log.lock().unwrap().len();
+                let running = start(server!()).await;
+                session_client(&running).await;
+                (running.address, log.lock().unwrap()[before..].to_vec())
+            })
         })
-    });
-    let on_workers = on_workers.join().unwrap();
+    };
+    let (workers_address, logged) = during_workers.join().unwrap();
     session_client(&on_one_thread).await;
-    assert!(warned(&on_one_thread));
-    assert!(!warned(&on_workers));
+    assert!(warned(&log.lock().unwrap(), on_one_thread.address));
+    assert!(!warned(&logged, workers_address));
     on_one_thread.stop().await;
 }
 
@@ -787,14 +793,8 @@ async fn requests_beyond_the_cap_in_flight_are_refused_on_http() {
 /// finishes and is answered, then the process exits with success.
 #[tokio::test]
 async fn serve_http_with_applies_its_configuration_and_stops_gracefully_on_sigterm() {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_configured-http-server"))
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let (address, _log) = mcp_tests::http::logged_address(child.stderr.take().unwrap()).await;
+    let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_configured-http-server"));
+    let (mut child, address, _log) = mcp_tests::http::start_logged(command).await;
     let mut client = HttpClient::new(address);
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});

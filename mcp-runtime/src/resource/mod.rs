@@ -83,6 +83,30 @@ pub struct ResourceDescriptor {
 }
 
 impl ResourceDescriptor {
+    /// A resource (or a template: `uri` holds `{variables}`) named `name`, read by `read`, with
+    /// nothing else said about it: what the runtime's own resources build on (skills, mounts).
+    pub fn new(uri: String, name: String, read: ReadFn) -> Self {
+        Self {
+            uri: uri.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            size: None,
+            annotations: None,
+            icons: &[],
+            meta: None,
+            scopes: &[],
+            allow_dot_segments: false,
+            ttl_ms: None,
+            cache_scope: None,
+            read,
+            list: None,
+            complete: Vec::new(),
+            required_state: Vec::new(),
+        }
+    }
+
     /// The resource (static) or template as the list methods show it.
     pub(crate) fn wire(&self, is_template: bool) -> impl Serialize + '_ {
         #[derive(Serialize)]

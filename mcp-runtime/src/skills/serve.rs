@@ -52,34 +52,12 @@ pub(crate) fn install(
             description: Some(description.to_owned().into()),
             mime_type: Some("text/markdown".into()),
             size: Some(size),
-            ..descriptor(uri.to_owned(), name.to_owned(), read.clone())
+            ..ResourceDescriptor::new(uri.to_owned(), name.to_owned(), read.clone())
         })
         .collect();
     resources.push(ResourceDescriptor {
         description: Some("A file of one of the skills this server serves (`skills/list` names each).".into()),
-        ..descriptor("skill://{+path}".into(), "skill-file".into(), read)
+        ..ResourceDescriptor::new("skill://{+path}".into(), "skill-file".into(), read)
     });
     definitions.append(Definitions { resources, ..Definitions::default() });
-}
-
-fn descriptor(uri: String, name: String, read: ReadFn) -> ResourceDescriptor {
-    ResourceDescriptor {
-        uri: uri.into(),
-        name: name.into(),
-        title: None,
-        description: None,
-        mime_type: None,
-        size: None,
-        annotations: None,
-        icons: &[],
-        meta: None,
-        scopes: &[],
-        allow_dot_segments: false,
-        ttl_ms: None,
-        cache_scope: None,
-        read,
-        list: None,
-        complete: Vec::new(),
-        required_state: Vec::new(),
-    }
 }
