@@ -47,17 +47,8 @@ struct Inner {
     auth: Option<Arc<crate::auth::AuthInfo>>,
     /// The HTTP request, for a handler that asked for it.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    http: HttpCapture,
+    http: crate::message::HttpCapture,
 }
-
-/// The HTTP request captured for a handler that takes an `HttpRequest` (`None` for the others,
-/// and off HTTP); nothing without feature `http`.
-#[cfg(feature = "http")]
-pub(crate) type HttpCapture = Option<crate::http_request::HttpRequest>;
-/// The HTTP request captured for a handler: nothing without feature `http`.
-#[cfg(not(feature = "http"))]
-#[derive(Default)]
-pub(crate) struct HttpCapture;
 
 /// What a task's handler shares with the task's runner: the task's id, the progress it reports
 /// (the task's status message), and, in 2025-11-25, how many requests to the client wait for an
@@ -125,7 +116,7 @@ impl Context {
         session: Arc<Session>,
         sink: &Sink,
         stateless: Option<Arc<Stateless>>,
-        http: HttpCapture,
+        http: crate::message::HttpCapture,
     ) -> Self {
         let sink = (!sink.same_channel(&session.unsolicited)).then(|| sink.clone());
         Self {
@@ -411,6 +402,37 @@ impl FromContext for Context {
 impl FromContext for CancellationToken {
     fn from_context(ctx: &Context) -> Result<Self, CallToolResult> {
         Ok(ctx.cancellation_token())
+    }
+}
+
+// Kept out of "other types implement `FromContext`" hints, which list the core injected types.
+#[diagnostic::do_not_recommend]
+#[cfg(feature = "http")]
+impl FromContext for crate::http_request::HttpRequest {
+    fn from_context(ctx: &Context) -> Result<Self, crate::tool::CallToolResult> {
+        ctx.http_request().cloned().ok_or_else(|| {
+            crate::tool::CallToolResult::error(
+                "this tool needs the HTTP request, and the call did not come over HTTP (stdio, or in memory)",
+            )
+        })
+    }
+
+    /// Not a server state: the mark that makes the transport capture the request for this
+    /// handler (see the module's documentation).
+    fn required_state() -> Option<crate::required_state::RequiredState> {
+        Some(crate::required_state::RequiredState::http_mark())
+    }
+}
+
+#[diagnostic::do_not_recommend]
+#[cfg(feature = "http")]
+impl FromContext for Option<crate::http_request::HttpRequest> {
+    fn from_context(ctx: &Context) -> Result<Self, crate::tool::CallToolResult> {
+        Ok(ctx.http_request().cloned())
+    }
+
+    fn required_state() -> Option<crate::required_state::RequiredState> {
+        <crate::http_request::HttpRequest as FromContext>::required_state()
     }
 }
 

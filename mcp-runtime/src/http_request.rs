@@ -3,21 +3,18 @@
 //! gateway, an API key's tenant...).
 //!
 //! Captured only for a handler whose parameters take [`HttpRequest`] (its
-//! [`FromContext::required_state`] says so, read from the descriptor when the call is
+//! [`FromContext::required_state`](crate::FromContext::required_state) says so, read from the descriptor when the call is
 //! routed): any other call costs nothing, since the request's parts are only borrowed while the
 //! transport hands the message to the engine (which is also how middleware sees them).
 
-use crate::context::{Context, FromContext};
 use crate::required_state::RequiredState;
-use crate::tool::CallToolResult;
 use hyper::http::request::Parts;
 use hyper::http::{Extensions, HeaderMap, Method, Uri};
-use std::any::TypeId;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 /// The HTTP request a tool, resource or prompt call arrived in. Take it as a parameter, like
-/// [`Context`]: it never appears in the input schema. Absent on stdio and in memory: an
+/// [`Context`](crate::Context): it never appears in the input schema. Absent on stdio and in memory: an
 /// `Option<HttpRequest>` parameter gets `None` there, a plain `HttpRequest` fails the call with
 /// an error result. Cloning it is cheap.
 ///
@@ -32,8 +29,8 @@ use std::sync::Arc;
 /// }
 /// ```
 ///
-/// A [`FromContext`] type of your own that reads it should return
-/// [`HttpRequest::required_state`] from its own `required_state`, so that its calls capture the
+/// A [`FromContext`](crate::FromContext) type of your own that reads it should return
+/// `HttpRequest::required_state()` from its own `required_state`, so that its calls capture the
 /// request too.
 #[derive(Clone)]
 pub struct HttpRequest(Arc<Captured>);
@@ -84,43 +81,9 @@ impl std::fmt::Debug for HttpRequest {
     }
 }
 
-// Kept out of "other types implement `FromContext`" hints, which list the core injected types.
-#[diagnostic::do_not_recommend]
-impl FromContext for HttpRequest {
-    fn from_context(ctx: &Context) -> Result<Self, CallToolResult> {
-        ctx.http_request().cloned().ok_or_else(|| {
-            CallToolResult::error(
-                "this tool needs the HTTP request, and the call did not come over HTTP (stdio, or in memory)",
-            )
-        })
-    }
-
-    /// Not a server state: the mark that makes the transport capture the request for this
-    /// handler (see the module's documentation).
-    fn required_state() -> Option<RequiredState> {
-        Some(RequiredState::of::<HttpRequest>())
-    }
-}
-
-#[diagnostic::do_not_recommend]
-impl FromContext for Option<HttpRequest> {
-    fn from_context(ctx: &Context) -> Result<Self, CallToolResult> {
-        Ok(ctx.http_request().cloned())
-    }
-
-    fn required_state() -> Option<RequiredState> {
-        HttpRequest::required_state()
-    }
-}
-
 /// Whether a handler needing `required` asks for the HTTP request.
 pub(crate) fn asked(required: &[RequiredState]) -> bool {
-    required.iter().any(is_mark)
-}
-
-/// Whether `state` is [`HttpRequest`]'s mark rather than a server state.
-pub(crate) fn is_mark(state: &RequiredState) -> bool {
-    state.id == TypeId::of::<HttpRequest>()
+    required.iter().any(RequiredState::is_http_mark)
 }
 
 /// The HTTP request a message arrived in, borrowed while the engine receives the message.
@@ -154,7 +117,7 @@ mod tests {
         parts.headers.insert("x-tenant", "acme".parse().unwrap());
         let bytes = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}"#;
         let Ok(Message::Request(mut request)) = decode(bytes) else { panic!("a request") };
-        let mark = HttpRequest::required_state().unwrap();
+        let mark = <HttpRequest as crate::FromContext>::required_state().unwrap();
         assert!(request.http_for(&[mark]).is_none(), "off HTTP");
         request.http = Some(Arrival { parts: &parts, peer: None });
         assert!(request.http_for(&[]).is_none(), "a handler that does not ask gets nothing");

@@ -24,6 +24,15 @@ pub(crate) enum Message<'a> {
     },
 }
 
+/// The HTTP request captured for a handler that takes an `HttpRequest` (`None` for the others,
+/// and off HTTP); nothing without feature `http`.
+#[cfg(feature = "http")]
+pub(crate) type HttpCapture = Option<crate::http_request::HttpRequest>;
+/// The HTTP request captured for a handler: nothing without feature `http`.
+#[cfg(not(feature = "http"))]
+#[derive(Default)]
+pub(crate) struct HttpCapture;
+
 /// A request, borrowing from the bytes it was decoded from.
 pub(crate) struct Request<'a> {
     pub id: RequestId,
@@ -75,13 +84,13 @@ impl Request<'_> {
 
     /// The HTTP request, for a handler needing `required`: captured when the handler asks for
     /// it (an `HttpRequest` parameter) and the request came over HTTP, else nothing, at no cost.
-    pub fn http_for(&self, required: &[crate::required_state::RequiredState]) -> crate::context::HttpCapture {
+    pub fn http_for(&self, required: &[crate::required_state::RequiredState]) -> HttpCapture {
         #[cfg(feature = "http")]
         return self.http.filter(|_| crate::http_request::asked(required)).map(crate::http_request::Arrival::capture);
         #[cfg(not(feature = "http"))]
         {
             let _ = required;
-            crate::context::HttpCapture
+            HttpCapture
         }
     }
 

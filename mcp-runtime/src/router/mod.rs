@@ -108,7 +108,7 @@ pub(crate) struct Task<'a> {
     /// What to answer if the user code panics.
     pub on_panic: PanicAnswer,
     /// The HTTP request, when the handler asked for it (`Request::http_for`).
-    pub http: crate::context::HttpCapture,
+    pub http: crate::message::HttpCapture,
 }
 
 /// The answer to a request whose handler panicked.
