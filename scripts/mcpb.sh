@@ -11,12 +11,4 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 log() { printf '=== %s\n' "$*" >&2; }
 source "$root/scripts/node-env.sh"
 
-VERSION="2.1.2"
-prefix="$root/target/mcpb-cli"
-package="$prefix/node_modules/@anthropic-ai/mcpb/package.json"
-if [ -f "$package" ] && [ "$(node -p "require('$package').version")" = "$VERSION" ]; then
-    exit 0
-fi
-log "installing @anthropic-ai/mcpb@$VERSION into target/mcpb-cli/"
-mkdir -p "$prefix"
-npm install --prefix "$prefix" --no-save --no-package-lock "@anthropic-ai/mcpb@$VERSION" >&2
+install_pinned "@anthropic-ai/mcpb" "2.1.2" "$root/target/mcpb-cli"

@@ -16,3 +16,16 @@ if ! "$node_bin/node" -e 'const [major, minor] = process.versions.node.split("."
 fi
 export PATH="$node_bin:$PATH"
 log "node $(node --version), npm $(npm --version)"
+
+# `install_pinned PACKAGE VERSION DIR`: npm PACKAGE@VERSION under DIR/node_modules/, unless that
+# version is there already (the pinned tools the tests run: server-everything, the mcpb CLI).
+install_pinned() {
+    local package="$1" version="$2" prefix="$3"
+    local manifest="$prefix/node_modules/$package/package.json"
+    if [ -f "$manifest" ] && [ "$(node -p "require('$manifest').version")" = "$version" ]; then
+        return 0
+    fi
+    log "installing $package@$version into ${prefix#"$root"/}/"
+    mkdir -p "$prefix"
+    npm install --prefix "$prefix" --no-save --no-package-lock "$package@$version" >&2
+}

@@ -11,12 +11,4 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 log() { printf '=== %s\n' "$*" >&2; }
 source "$root/scripts/node-env.sh"
 
-VERSION="2026.8.31"
-prefix="$root/target/server-everything"
-package="$prefix/node_modules/@modelcontextprotocol/server-everything/package.json"
-if [ -f "$package" ] && [ "$(node -p "require('$package').version")" = "$VERSION" ]; then
-    exit 0
-fi
-log "installing @modelcontextprotocol/server-everything@$VERSION into target/server-everything/"
-mkdir -p "$prefix"
-npm install --prefix "$prefix" --no-save --no-package-lock "@modelcontextprotocol/server-everything@$VERSION" >&2
+install_pinned "@modelcontextprotocol/server-everything" "2026.8.31" "$root/target/server-everything"
