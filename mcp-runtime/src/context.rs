@@ -407,6 +407,28 @@ impl FromContext for CancellationToken {
 
 // Kept out of "other types implement `FromContext`" hints, which list the core injected types.
 #[diagnostic::do_not_recommend]
+#[cfg(feature = "auth")]
+impl FromContext for crate::auth::AuthInfo {
+    fn from_context(ctx: &Context) -> Result<Self, CallToolResult> {
+        ctx.auth().cloned().ok_or_else(|| {
+            CallToolResult::error(
+                "this tool needs an authenticated caller, and the request carried no verified token \
+                 (the server has no authorization configured, or runs over stdio)",
+            )
+        })
+    }
+}
+
+#[diagnostic::do_not_recommend]
+#[cfg(feature = "auth")]
+impl FromContext for Option<crate::auth::AuthInfo> {
+    fn from_context(ctx: &Context) -> Result<Self, CallToolResult> {
+        Ok(ctx.auth().cloned())
+    }
+}
+
+// Kept out of "other types implement `FromContext`" hints, which list the core injected types.
+#[diagnostic::do_not_recommend]
 #[cfg(feature = "http")]
 impl FromContext for crate::http_request::HttpRequest {
     fn from_context(ctx: &Context) -> Result<Self, crate::tool::CallToolResult> {

@@ -7,7 +7,8 @@ use crate::context::Context;
 use crate::jsonrpc::{ErrorObject, code};
 use crate::message::Request;
 use crate::protocol::Method;
-use crate::router::{self, Handler, PanicAnswer, Task};
+use crate::router::reply::to_raw;
+use crate::router::task::{Handler, PanicAnswer, Task};
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -86,7 +87,7 @@ impl CustomMethods {
             let answer = handler(params, ctx);
             async move {
                 match answer.await? {
-                    result @ Value::Object(_) => router::to_raw(&result),
+                    result @ Value::Object(_) => to_raw(&result),
                     _ => Err(ErrorObject::new(
                         code::INTERNAL_ERROR,
                         "Internal error: the handler's result is not a JSON object",

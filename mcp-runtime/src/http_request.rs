@@ -115,9 +115,10 @@ mod tests {
     fn only_a_handler_that_asks_gets_the_request_and_its_mark_is_no_server_state() {
         let (mut parts, ()) = hyper::Request::new(()).into_parts();
         parts.headers.insert("x-tenant", "acme".parse().unwrap());
-        let bytes = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}"#;
-        let Ok(Message::Request(mut request)) = decode(bytes) else { panic!("a request") };
-        let mark = <HttpRequest as crate::FromContext>::required_state().unwrap();
+        let bytes = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t"}});
+        let bytes = bytes.to_string();
+        let Ok(Message::Request(mut request)) = decode(bytes.as_bytes()) else { panic!("a request") };
+        let mark = RequiredState::http_mark();
         assert!(request.http_for(&[mark]).is_none(), "off HTTP");
         request.http = Some(Arrival { parts: &parts, peer: None });
         assert!(request.http_for(&[]).is_none(), "a handler that does not ask gets nothing");

@@ -1,7 +1,7 @@
 //! [`AuthConfig`]: how the HTTP transport authorizes requests, and what its protected-resource
 //! metadata (RFC 9728) tells clients.
 
-use super::{DynVerifier, TokenVerifier};
+use super::verifier::{DynVerifier, TokenVerifier};
 use crate::error::{Error, ErrorKind, Result};
 use std::sync::Arc;
 

@@ -1,7 +1,7 @@
 //! [`TokenExchange`]: tokens for downstream APIs in the caller's name (RFC 8693 token exchange),
 //! cached per caller's token and target until they expire.
 
-use super::AuthInfo;
+use super::caller::AuthInfo;
 use super::outbound::{self, ClientCredentials, without_query};
 use super::token_cache::{self, TokenCache};
 use crate::error::{Error, ErrorKind, Result};

@@ -1,9 +1,11 @@
 //! [`IntrospectionVerifier`]: opaque tokens checked by the authorization server's introspection
 //! endpoint (RFC 7662), with a short cache of the tokens it found active.
 
+use super::caller::AuthInfo;
+use super::jwt;
 use super::outbound::{self, ClientCredentials, without_query};
 use super::token_cache::{self, TokenCache};
-use super::{AuthError, AuthInfo, TokenVerifier, jwt};
+use super::verifier::{AuthError, TokenVerifier};
 use crate::error::Result;
 use reqwest::Url;
 use serde_json::{Map, Value};

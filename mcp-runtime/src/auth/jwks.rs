@@ -4,7 +4,7 @@
 //! the background when stale and at once for an unknown `kid` (at most once per interval,
 //! concurrent misses sharing one fetch); the last good keys kept through outages.
 
-use super::JwtKey;
+use super::jwt::JwtKey;
 use super::outbound::{self, without_query};
 use super::token_cache;
 use crate::error::{Error, ErrorKind, Result};

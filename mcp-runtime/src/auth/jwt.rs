@@ -2,8 +2,10 @@
 //! signature by a configured key or JWKS (given, or fetched by `jwks.rs`), the issuer, the
 //! audience, `exp` and `nbf`; scopes from `scope` (space-separated) and `scp` (an array).
 
+use super::caller::{AuthInfo, Principal};
 use super::jwks::{KeyStore, Source, Timing};
-use super::{AuthError, AuthInfo, Principal, TokenVerifier, outbound};
+use super::outbound;
+use super::verifier::{AuthError, TokenVerifier};
 use crate::error::{Error, Result};
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::jwk::JwkSet;

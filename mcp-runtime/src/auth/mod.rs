@@ -31,6 +31,7 @@ mod jwt;
 mod outbound;
 pub(crate) mod scopes;
 mod token_cache;
+mod verifier;
 
 pub use caller::{AuthInfo, Principal};
 pub(crate) use caller::{SessionOwner, current_caller, with_caller};
@@ -39,94 +40,4 @@ pub use exchange::{ExchangeRequest, ExchangedToken, TokenExchange};
 pub use introspection::IntrospectionVerifier;
 pub use jwt::{JwtKey, JwtVerifier};
 pub use outbound::ClientCredentials;
-
-use crate::context::{Context, FromContext};
-use crate::tool::CallToolResult;
-use futures_util::future::BoxFuture;
-use std::future::Future;
-
-/// Why a token was refused. Its message goes to the client as the `error_description` of the
-/// `401 invalid_token` answer, so keep it short and free of secrets.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AuthError {
-    message: String,
-}
-
-impl AuthError {
-    /// A refused token (expired, wrong audience, bad signature...).
-    pub fn invalid_token(message: impl Into<String>) -> Self {
-        Self { message: message.into() }
-    }
-
-    /// The reason.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-}
-
-impl std::fmt::Display for AuthError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for AuthError {}
-
-/// Checks a bearer token and says who it belongs to. [`JwtVerifier`] checks JWT access tokens
-/// locally, [`IntrospectionVerifier`] asks the authorization server about opaque ones;
-/// implement this trait for anything else (an opaque token table, a database...).
-///
-/// `resource` is the server's canonical URI ([`AuthConfig::resource`]): a verifier **must**
-/// refuse tokens not issued for it (their audience), so that a token meant for another service
-/// cannot be replayed here.
-///
-/// ```
-/// use mcp_runtime::auth::{AuthError, AuthInfo, TokenVerifier};
-///
-/// /// Opaque tokens from a table (a test double).
-/// struct Table(Vec<(&'static str, &'static str)>);
-///
-/// impl TokenVerifier for Table {
-///     async fn verify(&self, token: &str, _resource: &str) -> Result<AuthInfo, AuthError> {
-///         match self.0.iter().find(|(t, _)| *t == token) {
-///             Some((_, user)) => Ok(AuthInfo::new(*user, token).with_scopes(["notes:read"])),
-///             None => Err(AuthError::invalid_token("unknown token")),
-///         }
-///     }
-/// }
-/// ```
-pub trait TokenVerifier: Send + Sync + 'static {
-    /// The identity `token` proves, or why it proves none.
-    fn verify(&self, token: &str, resource: &str) -> impl Future<Output = Result<AuthInfo, AuthError>> + Send;
-}
-
-/// [`TokenVerifier`] made object-safe, so [`AuthConfig`] can hold any verifier.
-pub(crate) trait DynVerifier: Send + Sync {
-    fn verify_dyn<'a>(&'a self, token: &'a str, resource: &'a str) -> BoxFuture<'a, Result<AuthInfo, AuthError>>;
-}
-
-impl<T: TokenVerifier> DynVerifier for T {
-    fn verify_dyn<'a>(&'a self, token: &'a str, resource: &'a str) -> BoxFuture<'a, Result<AuthInfo, AuthError>> {
-        Box::pin(self.verify(token, resource))
-    }
-}
-
-// Kept out of "other types implement `FromContext`" hints, which list the core injected types.
-#[diagnostic::do_not_recommend]
-impl FromContext for AuthInfo {
-    fn from_context(ctx: &Context) -> Result<Self, CallToolResult> {
-        ctx.auth().cloned().ok_or_else(|| {
-            CallToolResult::error(
-                "this tool needs an authenticated caller, and the request carried no verified token \
-                 (the server has no authorization configured, or runs over stdio)",
-            )
-        })
-    }
-}
-
-#[diagnostic::do_not_recommend]
-impl FromContext for Option<AuthInfo> {
-    fn from_context(ctx: &Context) -> Result<Self, CallToolResult> {
-        Ok(ctx.auth().cloned())
-    }
-}
+pub use verifier::{AuthError, TokenVerifier};

@@ -1,7 +1,7 @@
 //! Which items a caller may see and use: the `scopes = [...]` of `#[mcp_tool]`,
 //! `#[mcp_resource]` and `#[mcp_prompt]` against the scopes of the caller's token.
 
-use super::{AuthInfo, current_caller};
+use super::caller::{AuthInfo, current_caller};
 use crate::completion::Reference;
 use crate::message::Request;
 use crate::protocol::Method;

@@ -8,71 +8,35 @@
 //! one that waits (I/O, a timer, the client) continues on a task of its own, so it never holds
 //! up the next message.
 
+mod connection;
 pub(crate) mod first_poll;
 mod stateless;
 mod tasks;
 
-use crate::clip::clip;
-use crate::context::{CURRENT, Context};
+pub(crate) use connection::{Connection, Received, encode_rejected};
+use connection::{encode_answer, in_scope, refused};
+
+use crate::context::Context;
 use crate::core::ServerCore;
-use crate::jsonrpc::{self, ErrorObject, Rejected, RequestId, code};
+use crate::jsonrpc::{ErrorObject, RequestId, code};
 use crate::message::{self, Message, Request};
 use crate::middleware::Passage;
 use crate::protocol::Method;
 use crate::registry::Change;
-use crate::router::{self, PanicAnswer, Reply, Route, Task};
-use crate::session::outgoing::{self, Kind, Outgoing, Sink};
-use crate::session::{Refusal, Session};
+use crate::router;
+use crate::router::reply::{Outcome, Reply, parse_params};
+use crate::router::task::{Route, Run, Task};
+use crate::session::Session;
+use crate::session::outgoing::{self, Sink};
 use crate::telemetry::Trace;
 use first_poll::FirstPolls;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use stateless::Step;
 use std::future::Future as _;
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::task::{Poll, Waker};
 use std::time::Instant;
-use tokio::task::JoinHandle;
-
-/// What a message produced at once, for [`Connection::receive_now`].
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Received {
-    /// The answer, ready at once. It goes out after whatever is already queued on the sink
-    /// (its own handler's progress and logs among them).
-    Answer(Outgoing),
-    /// Nothing to send now: a notification, a client's answer, or a request whose handler
-    /// waits on its own task and queues its answer on the sink.
-    Nothing,
-    /// The client asked the server to exit (`exit` notification).
-    Exit,
-}
-
-pub(crate) struct Connection {
-    core: Arc<ServerCore>,
-    session: Arc<Session>,
-    /// Tells the client about list changes; stateless connections have none (their clients
-    /// use `subscriptions/listen`).
-    announcer: Option<JoinHandle<()>>,
-    /// Serves every request as stateless, whatever its body says (the transport knows, e.g.
-    /// from an HTTP header).
-    stateless_only: bool,
-    /// `Some` when every message is received by one thread, in order (stdio): no cancellation
-    /// or duplicate id can arrive while a handler's first poll runs, so a request is registered
-    /// in flight only if that poll leaves it pending. Its first polls are marked there, for a
-    /// watchdog to see one block that thread.
-    serial: Option<Arc<FirstPolls>>,
-}
-
-/// Dropping a connection cancels what it still runs: its client is gone.
-impl Drop for Connection {
-    fn drop(&mut self) {
-        if let Some(announcer) = &self.announcer {
-            announcer.abort();
-        }
-        self.session.cancel_all();
-    }
-}
 
 impl Connection {
     /// A new session; `unsolicited` receives messages that answer no request.
@@ -409,7 +373,7 @@ impl Connection {
                 struct Cancelled {
                     request_id: RequestId,
                 }
-                match router::parse_params::<Cancelled>(params) {
+                match parse_params::<Cancelled>(params) {
                     Ok(cancelled) => self.session.cancel(&cancelled.request_id),
                     Err(err) => tracing::debug!("ignoring a malformed notifications/cancelled: {}", err.message),
                 }
@@ -433,25 +397,9 @@ impl Connection {
     }
 }
 
-/// The answer to a request that cannot start: its id is in use by a request in flight, or the
-/// session runs `limit` requests already.
-fn refused(id: &RequestId, refusal: Refusal, limit: usize) -> Received {
-    let error = match refusal {
-        Refusal::IdInUse => ErrorObject::new(
-            code::INVALID_REQUEST,
-            format!("Invalid Request: request id {} is already in use by a request in flight", clip(&id.to_string())),
-        ),
-        Refusal::Full => ErrorObject::new(
-            code::TOO_MANY_REQUESTS,
-            format!("Too many requests in flight: this session may run {limit} at once; retry once some finish"),
-        ),
-    };
-    Received::Answer(encode_answer(id, Err(error)))
-}
-
 /// Polls a handler once with its request's context set, a panic caught as its outcome.
 /// Ready when it finished, or when a stateless handler waits on input from the client.
-fn advance(ctx: &Context, handler: &mut router::Run, cx: &mut std::task::Context<'_>) -> Poll<Step> {
+fn advance(ctx: &Context, handler: &mut Run, cx: &mut std::task::Context<'_>) -> Poll<Step> {
     if let Some(stateless) = ctx.stateless() {
         stateless.round.watch(cx.waker());
     }
@@ -459,7 +407,7 @@ fn advance(ctx: &Context, handler: &mut router::Run, cx: &mut std::task::Context
 }
 
 /// What a poll of a handler means for its request.
-fn settle(ctx: &Context, polled: std::thread::Result<Poll<router::Outcome>>) -> Poll<Step> {
+fn settle(ctx: &Context, polled: std::thread::Result<Poll<Outcome>>) -> Poll<Step> {
     match polled {
         Ok(Poll::Ready(outcome)) => Poll::Ready(Step::Done(Ok(outcome))),
         Err(panic) => Poll::Ready(Step::Done(Err(panic))),
@@ -468,28 +416,6 @@ fn settle(ctx: &Context, polled: std::thread::Result<Poll<router::Outcome>>) -> 
             None => Poll::Pending,
         },
     }
-}
-
-/// Runs user code with its request's context set, a panic caught.
-fn in_scope<T>(ctx: &Context, user_code: impl FnOnce() -> T) -> std::thread::Result<T> {
-    ctx.trace_span().in_scope(|| CURRENT.set(ctx, || std::panic::catch_unwind(AssertUnwindSafe(user_code))))
-}
-
-/// A request's answer, marked with what it says for the transport.
-fn encode_answer(id: &RequestId, reply: Result<Reply<'_>, ErrorObject>) -> Outgoing {
-    let bytes = match reply {
-        Ok(Reply::Serialized(result)) => result.into_response(id),
-        Ok(Reply::Shared(raw)) => jsonrpc::encode_raw_result(id, raw),
-        Ok(reply) => jsonrpc::encode_result(id, &reply),
-        Err(error) => return encode_rejected(&Rejected { id: Some(id.clone()), error }),
-    };
-    Outgoing { bytes, kind: Kind::Result }
-}
-
-/// The error answer to a message, marked with its code for the transport.
-pub(crate) fn encode_rejected(rejected: &Rejected) -> Outgoing {
-    let bytes = jsonrpc::encode_error(rejected.id.as_ref(), &rejected.error);
-    Outgoing { bytes, kind: Kind::Error(rejected.error.code) }
 }
 
 /// Tells the client about changes to what the server offers, once it is initialized.
@@ -510,30 +436,5 @@ async fn announce_changes(session: Arc<Session>, mut changes: tokio::sync::broad
         }
         let (method, params) = change.notification();
         session.notify(&session.unsolicited, method, &params).await;
-    }
-}
-
-/// What a panic said.
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
-    panic
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("a non-string panic payload")
-}
-
-/// The answer for a handler that panicked; the panic's message goes to the log only.
-pub(super) fn panicked(panic: &(dyn std::any::Any + Send), on_panic: PanicAnswer) -> router::Outcome {
-    let message = panic_message(panic);
-    match on_panic {
-        PanicAnswer::ToolError(tool) => {
-            tracing::error!(tool = &*tool, "tool panicked: {message}");
-            let text = format!("tool `{tool}` failed unexpectedly (it panicked); the server logged the details");
-            router::to_raw(&crate::tool::CallToolResult::error(text))
-        }
-        PanicAnswer::InternalError => {
-            tracing::error!("handler panicked: {message}");
-            Err(ErrorObject::new(code::INTERNAL_ERROR, "Internal error: the handler failed unexpectedly"))
-        }
     }
 }

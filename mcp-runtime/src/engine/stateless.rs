@@ -6,14 +6,16 @@
 //! A request is stateless when its `_meta` names a protocol version; it is then served
 //! without any session state, on the same connection as 2025-11-25 traffic.
 
-use super::{Connection, Received, encode_answer, panicked};
+use super::connection::{Connection, Received, encode_answer, panicked};
 use crate::context::Stateless;
 use crate::jsonrpc::{ErrorObject, RequestId, code};
 use crate::message::Request;
 use crate::protocol::request_state;
 use crate::protocol::{Method, ProtocolVersion, RequestMeta, meta_key};
 use crate::registry::Change;
-use crate::router::{self, Handler, Outcome, PanicAnswer, Reply, Route, Task};
+use crate::router::reply::{Outcome, Reply, parse_params, to_raw, to_raw_value};
+use crate::router::task::{Handler, PanicAnswer, Route, Task};
+use crate::router::{self, visibility};
 use crate::server_requests::input_round::InputRound;
 use crate::session::budget::{Budget, Held};
 use crate::session::outgoing::{self, Outgoing, Sink};
@@ -128,8 +130,7 @@ impl Connection {
         };
         match route {
             Route::Reply(reply) => {
-                let reply =
-                    reply.and_then(|reply| router::to_raw(&reply)).and_then(|raw| call.complete(Ok(raw), settings));
+                let reply = reply.and_then(|reply| to_raw(&reply)).and_then(|raw| call.complete(Ok(raw), settings));
                 answer(reply.map(Reply::Serialized))
             }
             Route::Spawn(task) => self.run_handler(id, task, sink, Some(call), trace.take()),
@@ -176,7 +177,7 @@ fn read_envelope(
     method: &str,
     target: &str,
 ) -> Result<(Envelope, RequestMeta, Map<String, Value>), ErrorObject> {
-    let envelope: Envelope = router::parse_params(request.params)?;
+    let envelope: Envelope = parse_params(request.params)?;
     let meta = RequestMeta::parse(request.stateless_meta.as_ref())?;
     let answers = gather_answers(server, &envelope, method, target)?;
     Ok((envelope, meta, answers))
@@ -273,7 +274,7 @@ impl StatelessCall {
     pub fn input_required(&self, requests: Map<String, Value>, server: &Settings) -> Outcome {
         let state =
             request_state::seal(&server.request_state_key, &self.method, &self.target, &self.state.round.answers());
-        router::to_raw(&json!({
+        to_raw(&json!({
             "resultType": "input_required",
             "inputRequests": requests,
             "requestState": state,
@@ -315,9 +316,9 @@ fn merge_into(json: &str, extras: Map<String, Value>) -> Outcome {
             }
             (Some(_), _) => continue, // the result's own value wins
         };
-        result.insert(key, Cow::Owned(router::to_raw_value(&merged)?));
+        result.insert(key, Cow::Owned(to_raw_value(&merged)?));
     }
-    router::to_raw(&result)
+    to_raw(&result)
 }
 
 fn discover(server: &Settings, registry: &crate::registry::Registry) -> Result<Reply<'static>, ErrorObject> {
@@ -364,11 +365,9 @@ fn listen(
         Vec::new()
     };
     // Only resources the caller may read: a URI of one whose scopes it lacks is not honoured.
-    let viewer = router::visibility::Viewer::current();
+    let viewer = visibility::Viewer::current();
     uris.retain(|uri| {
-        registry
-            .resource_for(uri)
-            .is_none_or(|(resource, _)| router::visibility::sees(viewer.as_ref(), resource.scopes))
+        registry.resource_for(uri).is_none_or(|(resource, _)| visibility::sees(viewer.as_ref(), resource.scopes))
     });
     let mut honoured = Map::new();
     for (name, on) in
@@ -436,7 +435,7 @@ fn listen(
                 notify(sink, method, params).await;
             }
             // The server is going away: end the subscription gracefully.
-            router::to_raw(&json!({ "_meta": subscription }))
+            to_raw(&json!({ "_meta": subscription }))
         }),
     })
 }
@@ -447,7 +446,7 @@ async fn notify(sink: &Sink, method: &str, params: Value) {
 
 /// What a stateless handler did: finished (or panicked), or stopped to wait on the client.
 pub(super) enum Step {
-    Done(std::thread::Result<crate::router::Outcome>),
+    Done(std::thread::Result<Outcome>),
     InputRequired(Map<String, Value>),
 }
 

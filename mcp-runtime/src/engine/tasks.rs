@@ -11,13 +11,16 @@
 //! requests the handler waits on (answered by `tasks/update`, where the handler stands), then
 //! `completed` (a tool error included), `failed` (a JSON-RPC error, or a panic) or `cancelled`.
 
+use super::connection::{Connection, Received, encode_answer, in_scope, panic_message, panicked, refused};
 use super::stateless::StatelessCall;
-use super::{Connection, Received, encode_answer, in_scope};
 use crate::context::{Context, TaskLink};
 use crate::jsonrpc::{ErrorObject, RequestId, code};
 use crate::message::Request;
 use crate::protocol::Method;
-use crate::router::{self, Handler, Outcome, PanicAnswer, Reply, Route, Run, Task};
+use crate::router;
+use crate::router::reply::to_raw;
+use crate::router::reply::{Outcome, Reply};
+use crate::router::task::{Handler, PanicAnswer, Route, Run, Task};
 use crate::server_requests::input_round::missing_capability;
 use crate::session::budget::OverBudget;
 use crate::session::outgoing::Sink;
@@ -82,9 +85,9 @@ impl Flavor {
             Self::Extension(..) => {
                 let mut handle = task.handle();
                 handle["resultType"] = json!("task");
-                router::to_raw(&handle)
+                to_raw(&handle)
             }
-            Self::Session(_) => router::to_raw(&json!({ "task": session_wire(task) })),
+            Self::Session(_) => to_raw(&json!({ "task": session_wire(task) })),
         }
     }
 }
@@ -317,7 +320,7 @@ fn finish(task: &mut TaskRecord, outcome: std::thread::Result<Outcome>, flavor: 
     let outcome = match outcome {
         Ok(outcome) => flavor.finish(outcome),
         Err(panic) => {
-            let message = super::panic_message(&*panic);
+            let message = panic_message(&*panic);
             let tool = match &on_panic {
                 PanicAnswer::ToolError(tool) => tool,
                 PanicAnswer::InternalError => "?",
@@ -373,16 +376,16 @@ pub(super) fn route(
             let (mut stored, store) = current(tasks, &params.task_id, &viewer).await?;
             let terminal = stored.task.status.is_terminal();
             match (era, method) {
-                (Era::Extension, Method::TasksGet) => router::to_raw(&stored.task),
+                (Era::Extension, Method::TasksGet) => to_raw(&stored.task),
                 (Era::Extension, _) => {
                     // Acknowledged alike whether the task still runs or ended already.
                     if !terminal {
                         let signal = responses.map_or(Signal::Cancel, Signal::Input);
                         deliver(tasks, &*store, &stored, signal).await?;
                     }
-                    router::to_raw(&json!({}))
+                    to_raw(&json!({}))
                 }
-                (Era::Session, Method::TasksGet) => router::to_raw(&session_wire(&stored.task)),
+                (Era::Session, Method::TasksGet) => to_raw(&session_wire(&stored.task)),
                 (Era::Session, Method::TasksCancel) => {
                     if terminal {
                         let status = serde_json::to_value(stored.task.status).unwrap_or_default();
@@ -393,7 +396,7 @@ pub(super) fn route(
                     }
                     deliver(tasks, &*store, &stored, Signal::Cancel).await?;
                     stored.task.set(Status::Cancelled, Some("Cancelled by the client".into()));
-                    router::to_raw(&session_wire(&stored.task))
+                    to_raw(&session_wire(&stored.task))
                 }
                 (Era::Session, _) => result(tasks, stored, &viewer).await,
             }
@@ -472,7 +475,7 @@ async fn result(tasks: &Tasks, mut stored: StoredTask, viewer: &Viewer) -> Outco
                 let meta = result.entry("_meta").or_insert_with(|| json!({}));
                 meta["io.modelcontextprotocol/related-task"] = json!({ "taskId": task.task_id });
             }
-            router::to_raw(&result)
+            to_raw(&result)
         }
         (Status::Failed, _, Some(error)) => Err(serde_json::from_value(error)
             .unwrap_or_else(|_| ErrorObject::new(code::INTERNAL_ERROR, "Internal error: the task failed"))),
@@ -552,13 +555,13 @@ impl Connection {
                 .for_task(Arc::clone(&link))
                 .with_trace(trace.unwrap_or_else(crate::telemetry::Trace::none));
         if let Err(refusal) = self.session.begin(&id, &ctx.in_flight()) {
-            return super::refused(&id, refusal, self.core.settings.max_requests_in_flight);
+            return refused(&id, refusal, self.core.settings.max_requests_in_flight);
         }
         let handler = match in_scope(&ctx, || task.run.start(&ctx)) {
             Ok(handler) => handler,
             Err(panic) => {
                 self.session.finish(&id);
-                let reply = super::panicked(&*panic, task.on_panic);
+                let reply = panicked(&*panic, task.on_panic);
                 return Received::Answer(encode_answer(&id, reply.map(Reply::Serialized)));
             }
         };

@@ -1,7 +1,8 @@
 //! `completion/complete`: finds the completion function of a prompt argument or a resource
 //! template variable; none means no suggestions.
 
-use super::{Handler, PanicAnswer, Route, Task, parse_params, to_raw};
+use super::reply::{parse_params, to_raw};
+use super::task::{Handler, PanicAnswer, Route, Task};
 use crate::completion::{Completion, CompletionRequest, Reference};
 use crate::message::Request;
 use crate::registry::Registry;

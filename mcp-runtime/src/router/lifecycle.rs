@@ -1,6 +1,6 @@
 //! `initialize` and `logging/setLevel`.
 
-use super::{Reply, parse_params, to_raw};
+use super::reply::{Reply, parse_params, to_raw};
 use crate::core::ServerCore;
 use crate::jsonrpc::{ErrorObject, code};
 use crate::logging::LoggingLevel;

@@ -1,6 +1,7 @@
 //! `prompts/get`.
 
-use super::{Handler, PanicAnswer, Route, Task, parse_params, to_raw};
+use super::reply::{parse_params, to_raw};
+use super::task::{Handler, PanicAnswer, Route, Task};
 use crate::clip::clip;
 use crate::jsonrpc::ErrorObject;
 use crate::message::Request;

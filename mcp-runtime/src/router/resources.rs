@@ -1,8 +1,9 @@
 //! `resources/list`, `resources/read`, `resources/subscribe` and `resources/unsubscribe`.
 //! The lists show what the caller may see (`visibility.rs`).
 
+use super::reply::{Reply, cursor, to_raw, to_raw_value};
+use super::task::{Handler, PanicAnswer, Route, Task};
 use super::visibility::{self, Viewer};
-use super::{Handler, PanicAnswer, Reply, Route, Task, cursor, to_raw, to_raw_value};
 use crate::clip::clip;
 use crate::jsonrpc::ErrorObject;
 use crate::message::Request;

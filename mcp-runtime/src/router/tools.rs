@@ -1,14 +1,12 @@
 //! `tools/list` and `tools/call`.
 
+use super::reply::{Reply, to_raw};
+use super::task::{Handler, PanicAnswer, Route, Task, ToolRun};
 use super::visibility::{Viewer, keeping, sees};
-use super::{Handler, PanicAnswer, Reply, Route, Run, Task, finished, running, to_raw};
 use crate::clip::clip;
-use crate::context::Context;
 use crate::jsonrpc::ErrorObject;
 use crate::message::Request;
 use crate::registry::Registry;
-use crate::tool::descriptor::{ToolCall, ToolDescriptor};
-use serde_json::value::RawValue;
 
 /// A `tools/list` page, its schemas in `profile`'s form (serialized once per profile), without
 /// the tools hidden from this session (`Context::hide_tools`) and, with feature `auth`, those
@@ -59,49 +57,5 @@ pub(crate) fn call<'a>(registry: &'a Registry, session: &crate::session::Session
             on_panic: PanicAnswer::ToolError(tool.name.clone()),
         }),
         Err(error) => Route::Reply(Err(error)),
-    }
-}
-
-/// A tool call about to start: the tool, borrowed from the catalog, and its raw arguments.
-pub(crate) struct ToolRun<'a> {
-    tool: &'a ToolDescriptor,
-    arguments: Option<&'a RawValue>,
-}
-
-impl ToolRun<'_> {
-    pub fn start(self, ctx: &Context) -> Run {
-        let Self { tool, arguments } = self;
-        // Parsed now, while the arguments are at hand; a sync tool runs now too (one asking
-        // for confirmation never does).
-        let call = match (tool.call)(arguments, ctx) {
-            ToolCall::Finished(result) => return finished(to_raw(&result)),
-            ToolCall::Running(call) => call,
-        };
-        let server = &ctx.session().settings;
-        let limit = tool.timeout.or(server.tool_timeout);
-        // The raw arguments are copied only to show them to the user.
-        let confirm = tool.confirm.then(|| (ctx.clone(), arguments.map(ToOwned::to_owned)));
-        let (name, fallback) = (tool.name.clone(), server.confirmation_fallback);
-        running(async move {
-            if let Some((ctx, shown)) = confirm {
-                // Boxed: asking the user takes a large future, which would otherwise size (and
-                // make slower to allocate) every call's.
-                let confirmed = Box::pin(crate::tool::confirm(&ctx, &name, shown.as_deref(), fallback));
-                if let Err(refused) = confirmed.await {
-                    return to_raw(&refused);
-                }
-            }
-            let result = match limit {
-                None => call.await,
-                Some(limit) => tokio::time::timeout(limit, call).await.unwrap_or_else(|_| {
-                    tracing::warn!(tool = &*name, "tool call timed out after {limit:?}");
-                    crate::tool::CallToolResult::error(format!(
-                        "tool `{name}` timed out after {} ms and was stopped",
-                        limit.as_millis()
-                    ))
-                }),
-            };
-            to_raw(&result)
-        })
     }
 }

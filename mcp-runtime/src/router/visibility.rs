@@ -2,7 +2,7 @@
 //! `scopes` its token holds (`auth::scopes::Viewer`); without it, or without a verified
 //! caller, everything. Decided while the request is routed, when its caller is current.
 
-use super::Reply;
+use super::reply::Reply;
 use crate::jsonrpc::{ErrorObject, code};
 use crate::registry::{ListItem, Listing};
 use serde_json::Value;

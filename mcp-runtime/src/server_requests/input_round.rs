@@ -8,7 +8,7 @@
 //! as `inputRequests`, and `tasks/update` [`supply`](InputRound::supply)s the answers, which
 //! wakes the waiting requests where they stand.
 
-use super::{ClientError, declared, without_meta};
+use super::client_error::{ClientError, declared, without_meta};
 use crate::jsonrpc::ErrorObject;
 use crate::sync::lock;
 use serde::Serialize;

@@ -2,6 +2,7 @@
 //! function call. Each checks the client's declared capabilities first: asking for something
 //! the client did not declare is an immediate [`ClientError::Unsupported`], never a hang.
 
+mod client_error;
 mod elicitation;
 pub(crate) mod input_round;
 #[cfg(feature = "fs")]
@@ -10,6 +11,8 @@ pub(crate) mod root;
 mod roots;
 mod sampling;
 
+pub use client_error::ClientError;
+pub(crate) use client_error::declared;
 pub use elicitation::{Elicitation, ElicitationSchemaError, elicitation_schema_for};
 #[cfg(feature = "fs")]
 #[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
@@ -19,57 +22,10 @@ pub use roots::RootsError;
 pub use sampling::{ModelPreferences, Sampled, Sampling, SamplingMessage};
 
 use crate::context::Context;
-use crate::jsonrpc::ErrorObject;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use std::fmt;
 use std::time::Duration;
-
-/// Why a request to the client did not produce an answer.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ClientError {
-    /// The client did not declare the capability this request needs (e.g. `sampling`).
-    Unsupported {
-        /// The capability, as a dotted path (`elicitation.url`).
-        capability: &'static str,
-    },
-    /// No answer within the time limit; the client was told to stop.
-    Timeout(Duration),
-    /// The client answered with a JSON-RPC error.
-    Rejected(ErrorObject),
-    /// The client's answer did not have the expected shape.
-    InvalidResponse(String),
-    /// The request could not be made as asked (e.g. an elicitation schema the spec forbids).
-    InvalidRequest(String),
-    /// The connection closed before the answer came.
-    Disconnected,
-}
-
-impl fmt::Display for ClientError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Unsupported { capability } => write!(f, "the client does not support `{capability}`"),
-            Self::Timeout(after) => write!(f, "the client did not answer within {after:?}"),
-            Self::Rejected(error) => write!(f, "the client refused the request: {} ({})", error.message, error.code),
-            Self::InvalidResponse(why) => write!(f, "the client's answer is malformed: {why}"),
-            Self::InvalidRequest(why) => write!(f, "invalid request to the client: {why}"),
-            Self::Disconnected => f.write_str("the client disconnected"),
-        }
-    }
-}
-
-impl std::error::Error for ClientError {}
-
-/// Whether the capability at `path` (e.g. `["elicitation", "url"]`) was declared.
-pub(crate) fn declared(capabilities: Option<&serde_json::Map<String, Value>>, path: &[&str]) -> bool {
-    let Some(capabilities) = capabilities else { return false };
-    let mut node = capabilities.get(path[0]);
-    for key in &path[1..] {
-        node = node.and_then(|n| n.get(*key));
-    }
-    node.is_some_and(|n| !n.is_null())
-}
 
 /// A request to the client under a chosen key. In the 2026-07-28 era a request to the client
 /// travels inside an input-required result, keyed by name; the key is assigned in call order
@@ -184,12 +140,4 @@ impl Drop for Waiting<'_> {
     fn drop(&mut self) {
         self.0.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
     }
-}
-
-/// Drops `_meta` from a client's answer before it is decoded into a user type.
-pub(crate) fn without_meta(mut value: Value) -> Value {
-    if let Some(map) = value.as_object_mut() {
-        map.remove("_meta");
-    }
-    value
 }

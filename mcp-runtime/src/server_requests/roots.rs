@@ -1,7 +1,8 @@
 //! `roots/list`: the folders the client lets the server work in, and a path check against them.
 
+use super::Input;
+use super::client_error::ClientError;
 use super::root::Root;
-use super::{ClientError, Input};
 use crate::context::Context;
 use serde::Deserialize;
 use std::fmt;

@@ -257,7 +257,7 @@ struct Live {
 }
 
 /// The streams of one session shared through the store, and what this replica saved of it.
-pub(in super::super) struct Replicated {
+pub(crate) struct Replicated {
     store: Arc<Replicas>,
     session: String,
     /// Whom the session counts against on every replica (`None`: no one, only the tables).
@@ -554,7 +554,7 @@ impl Replicated {
 }
 
 /// Moves one request's messages from its sink into its stream in the store, until its answer.
-pub(in super::super) struct Pump {
+pub(crate) struct Pump {
     store: Arc<Replicas>,
     key: String,
     messages: mpsc::Receiver<Outgoing>,
@@ -590,7 +590,7 @@ impl Pump {
 }
 
 /// One connection's view of a stream in the store: the SSE body of a `POST` or `GET`.
-pub(in super::super) struct Follower {
+pub(crate) struct Follower {
     store: Arc<Replicas>,
     key: String,
     stream: u64,
