@@ -25,6 +25,21 @@ cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo clippy -p mcp-runtime --no-default-features --locked -- -D warnings
 
+step "cargo clippy, each feature alone (what a user picks for the runtime, what a contributor runs of the tests)"
+# The features are read from the manifests, so a new one is linted from the day it is added.
+features_of() {
+    cargo metadata --no-deps --format-version 1 --locked | python3 -c '
+import json, sys
+package = next(p for p in json.load(sys.stdin)["packages"] if p["name"] == sys.argv[1])
+print(" ".join(sorted(f for f in package["features"] if f not in ("default", "fuzzing"))))' "$1"
+}
+for feature in $(features_of mcp-runtime); do
+    cargo clippy -p mcp-runtime --all-targets --no-default-features --features "$feature" --locked -- -D warnings
+done
+for feature in $(features_of mcp-tests); do
+    cargo clippy -p mcp-tests --all-targets --no-default-features --features "$feature" --locked -- -D warnings
+done
+
 step "cargo doc (no broken links in the public docs)"
 RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --all-features \
     -p mcp-runtime -p mcp-runtime-macros -p mcp-runtime-uri-template

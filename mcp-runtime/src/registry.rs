@@ -40,6 +40,8 @@ pub(crate) struct Listing<T> {
     page_size: usize,
     /// The pages of each wire form (tools: one per schema profile).
     pages: Box<[OnceLock<Vec<Box<RawValue>>>]>,
+    /// Whether an item's wire forms differ, found when first asked.
+    forms_differ: OnceLock<bool>,
 }
 
 /// How an item is found and how it appears in its list method's answer.
@@ -152,7 +154,15 @@ impl<T: ListItem> Listing<T> {
             known.resize_with(items.len() * T::FORMS, OnceLock::new);
             let _ = json.set(known.into_boxed_slice());
         }
-        Ok(Self { items, by_key, json, field, page_size: page_size.max(1), pages: cells(T::FORMS) })
+        Ok(Self {
+            items,
+            by_key,
+            json,
+            field,
+            page_size: page_size.max(1),
+            pages: cells(T::FORMS),
+            forms_differ: OnceLock::new(),
+        })
     }
 
     pub fn get(&self, key: &str) -> Option<&T> {
@@ -210,6 +220,18 @@ impl<T: ListItem> Listing<T> {
             ErrorObject::new(code::INTERNAL_ERROR, "cannot serialize a list item")
         })?;
         Ok(cell.get_or_init(|| json))
+    }
+
+    /// Whether some item's wire forms differ (for tools: whether a schema profile reshapes some
+    /// schema), so that what the list says depends on which client asks. Found once per
+    /// snapshot; an item that does not serialize counts as differing.
+    pub fn forms_differ(&self) -> bool {
+        *self.forms_differ.get_or_init(|| {
+            (0..self.items.len()).any(|i| {
+                let first = self.json(i, 0).map(RawValue::get).ok();
+                (1..T::FORMS).any(|form| self.json(i, form).map(RawValue::get).ok() != first || first.is_none())
+            })
+        })
     }
 
     /// The list page a cursor points at (cursors are page numbers, opaque to clients).

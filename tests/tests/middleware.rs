@@ -310,6 +310,31 @@ mod rate_limit {
         json!({"name": "echo", "arguments": {"text": text}})
     }
 
+    /// Replicas sharing a Redis store count on their own: a server built with both says so,
+    /// once, at start; one without the shared store says nothing.
+    #[cfg(feature = "redis")]
+    #[tokio::test]
+    async fn a_server_with_a_shared_store_says_its_rate_limit_counts_per_process() {
+        let (log, _guard) = mcp_tests::log::CapturedLog::start();
+        let _alone = TestClient::connect(server!().tools(tools![echo]).middleware(two_calls())).await;
+        assert!(log.lines_with("RateLimit").is_empty());
+        // Building the server does not connect to Redis: nothing listens at this address.
+        let store = mcp_runtime::SessionStore::redis("redis://127.0.0.1:9/").unwrap();
+        let shared = server!()
+            .tools(tools![echo])
+            .middleware(two_calls())
+            .session_store(store)
+            .request_state_secret("the same on every replica");
+        let client = TestClient::connect(shared).await;
+        let warned = log.lines_with("RateLimit counts each caller's requests in this process only");
+        assert_eq!(warned.len(), 1, "{warned:?}");
+        assert!(warned[0].contains("WARN") && warned[0].contains("n times its quota"), "{warned:?}");
+        assert_eq!(
+            client.call_tool("echo", json!({"text": "still served"})).await.unwrap().text(),
+            Some("still served")
+        );
+    }
+
     /// The allowance is the client's address's: a fresh session does not renew it, and a
     /// client at another address has its own (issue 31, row 9).
     #[tokio::test]

@@ -155,8 +155,9 @@ async fn results_carry_their_type_server_info_and_caching_hints() {
     let client = TestClient::connect_uninitialized(server());
     let list = call(&client, "tools/list", json!({}), json!({})).await.unwrap();
     assert_eq!(list["resultType"], "complete");
-    assert_eq!(list["cacheScope"], "public");
     assert_eq!(list["tools"].as_array().unwrap().len(), 5);
+    let resources = call(&client, "resources/list", json!({}), json!({})).await.unwrap();
+    assert_eq!(resources["cacheScope"], "public", "the same for every caller and client");
     let read = call(&client, "resources/read", json!({"uri": "test://static-text"}), json!({})).await.unwrap();
     assert_eq!(read["contents"][0]["text"], "This is the content of the static text resource.");
     assert_eq!(read["ttlMs"], 0);
@@ -168,6 +169,20 @@ async fn results_carry_their_type_server_info_and_caching_hints() {
     );
     let err = call(&client, "resources/read", json!({"uri": "test://nonexistent"}), json!({})).await.unwrap_err();
     assert_eq!((err.code, err.data), (-32602, Some(json!({"uri": "test://nonexistent"}))));
+    assert_valid(&client);
+}
+
+/// A tool list whose schemas the profiles shape differently for different clients (a
+/// Gemini client gets another form than a Claude one) may not be shared between them: it is
+/// `private` unless one profile is forced for every client.
+#[tokio::test]
+async fn a_tool_list_that_differs_per_client_is_private() {
+    let client = TestClient::connect_uninitialized(server());
+    let list = call(&client, "tools/list", json!({}), json!({})).await.unwrap();
+    assert_eq!(list["cacheScope"], "private");
+    let forced = TestClient::connect_uninitialized(server().schema_profile(mcp_runtime::SchemaProfile::Full));
+    let list = call(&forced, "tools/list", json!({}), json!({})).await.unwrap();
+    assert_eq!(list["cacheScope"], "public", "every client gets the same schemas");
     assert_valid(&client);
 }
 

@@ -96,7 +96,7 @@ impl Connection {
             method: Cow::Borrowed(method.name()),
             cacheable: method.is_cacheable(),
             target,
-            private: has_verified_caller(),
+            private: has_verified_caller() || answer_depends_on_client(method, settings, &registry),
             as_task: (task_support != TaskSupport::Forbidden && declares_tasks).then_some(scopes),
             arguments_len: request.arguments.map_or(0, |arguments| arguments.get().len()),
         };
@@ -191,6 +191,12 @@ fn has_verified_caller() -> bool {
 #[cfg(not(feature = "auth"))]
 fn has_verified_caller() -> bool {
     false
+}
+
+/// Whether what `method` answers depends on which client asks, not only on what it asks:
+/// `tools/list` when the schema profiles give clients different forms of some tool's schema.
+fn answer_depends_on_client(method: Method, settings: &Settings, registry: &crate::registry::Registry) -> bool {
+    method == Method::ToolsList && !settings.schema_profiles.is_forced() && registry.tools.forms_differ()
 }
 
 /// The answers a retry brings: those sealed in `requestState` by earlier rounds, then this

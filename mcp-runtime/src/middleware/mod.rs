@@ -71,6 +71,13 @@ use std::time::{Duration, Instant};
 pub trait Middleware: Send + Sync + 'static {
     /// What to do with this request.
     fn on_request(&self, request: &RequestInfo<'_>) -> Verdict;
+
+    /// What this middleware keeps in its process only, which replicas sharing a session store
+    /// do not share (`RateLimit`'s counts), said in a sentence; `None` (the default) for none.
+    /// A server built with a shared store logs it as a warning at start.
+    fn per_process(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// A watcher of one request's response.

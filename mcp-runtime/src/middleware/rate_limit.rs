@@ -32,6 +32,11 @@ const MAX_CALLERS: usize = 65_536;
 /// a client can renew at will. A stdio server's one client is the process at the other end.
 /// A refused request gets error -32000 `Rate limit exceeded`, with `data.retryAfterMs`.
 ///
+/// **The counts are this process's.** Replicas sharing a Redis session store
+/// (`SessionStore::redis`) each count on their own, so behind a balancer over n replicas a
+/// caller gets up to n times its quota; such a server logs a warning saying so at start. Divide
+/// the quota by the number of replicas, or limit at the balancer (nginx's `limit_req`).
+///
 /// The table of callers is bounded ([`max_callers`](Self::max_callers)): callers back at a full
 /// burst are forgotten as it fills, and while it is full of active ones, new callers share one
 /// allowance, so a client rotating addresses cannot grow it.
@@ -98,6 +103,13 @@ impl RateLimit {
 }
 
 impl Middleware for RateLimit {
+    fn per_process(&self) -> Option<&'static str> {
+        Some(
+            "RateLimit counts each caller's requests in this process only: behind a balancer over n \
+             replicas sharing the Redis store, a caller gets up to n times its quota",
+        )
+    }
+
     fn on_request(&self, request: &RequestInfo<'_>) -> Verdict {
         if !self.all_requests && request.method() != "tools/call" {
             return Verdict::Continue;

@@ -615,6 +615,12 @@ impl Server {
                            so that a 2026-07-28 requestState sealed by one replica opens on another";
             return Err(Error::new(ErrorKind::Config, message));
         }
+        #[cfg(feature = "redis")]
+        if matches!(self.session_store.kind, crate::store::StoreKind::Redis(_)) {
+            for said in self.middleware.iter().filter_map(|middleware| middleware.per_process()) {
+                tracing::warn!("{said}");
+            }
+        }
         let catalog = Arc::new(Catalog::new(self.definitions, self.page_size, self.check_arguments)?);
         let _ = self.running.set(Arc::downgrade(&catalog));
         let mut state = self.state;

@@ -126,6 +126,11 @@ pub(crate) struct SchemaProfiles {
 }
 
 impl SchemaProfiles {
+    /// Whether every client gets the same profile.
+    pub fn is_forced(&self) -> bool {
+        self.forced.is_some()
+    }
+
     /// The profile of a client that says it is `client` (nothing, when it does not say):
     /// the forced one, else the one named for it, else [`SchemaProfile::for_client`].
     pub fn choose(&self, client: Option<&Implementation>) -> SchemaProfile {
