@@ -44,6 +44,11 @@ pub enum ClientError {
     InvalidRequest(String),
     /// The connection closed before the answer came.
     Disconnected,
+    /// The server serves HTTP without sessions
+    /// ([`HttpConfig::stateless`](crate::http::HttpConfig::stateless)) and the request came
+    /// from a 2025-era client: nothing can carry the client's answer back to this request.
+    /// (A 2026-07-28 client gets the request as an input request, in either mode.)
+    Sessionless,
 }
 
 impl fmt::Display for ClientError {
@@ -55,6 +60,10 @@ impl fmt::Display for ClientError {
             Self::InvalidResponse(why) => write!(f, "the client's answer is malformed: {why}"),
             Self::InvalidRequest(why) => write!(f, "invalid request to the client: {why}"),
             Self::Disconnected => f.write_str("the client disconnected"),
+            Self::Sessionless => f.write_str(
+                "the server runs HTTP without sessions (stateless mode): it cannot send requests to a 2025-era \
+                 client, whose answer would have no session to come back to",
+            ),
         }
     }
 }
@@ -140,6 +149,9 @@ impl Input<'_> {
         let ctx = self.ctx;
         if let Some(stateless) = ctx.stateless() {
             return stateless.round.ask(self.key, capability, method, params, ctx.client_capabilities()).await;
+        }
+        if ctx.session().is_sessionless() {
+            return Err(ClientError::Sessionless);
         }
         if !declared(ctx.client_capabilities(), capability.1) {
             return Err(ClientError::Unsupported { capability: capability.0 });

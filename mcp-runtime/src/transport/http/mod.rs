@@ -59,6 +59,7 @@ mod security;
 mod serve;
 mod service;
 mod session;
+mod sessionless;
 mod sessions;
 mod shed;
 mod sse;
