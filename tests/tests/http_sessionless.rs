@@ -29,12 +29,19 @@ async fn needs_sampling(ctx: Context) -> Result<String, ClientError> {
     Ok(ctx.sample(Sampling::new("hi")).await?.model)
 }
 
+/// Works a moment, then answers; as a task if asked.
+#[mcp_tool(task = "optional")]
+async fn slow(millis: u64) -> String {
+    tokio::time::sleep(std::time::Duration::from_millis(millis)).await;
+    format!("slept {millis} ms")
+}
+
 /// A server without sessions on a port of its own.
 async fn start() -> SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     let service =
-        server!().tools(tools![steps, needs_sampling]).into_http_service(HttpConfig::default().stateless(true));
+        server!().tools(tools![steps, needs_sampling, slow]).into_http_service(HttpConfig::default().stateless(true));
     tokio::spawn(service.unwrap().serve(listener, std::future::pending()));
     address
 }
@@ -69,7 +76,7 @@ async fn initialize_mints_no_session_and_each_post_stands_alone() {
     assert!(list.header("mcp-session-id").is_none());
     let names: Vec<Value> =
         list.json().await["result"]["tools"].as_array().unwrap().iter().map(|tool| tool["name"].clone()).collect();
-    assert_eq!(names, [json!("steps"), json!("needs_sampling")]);
+    assert_eq!(names, [json!("steps"), json!("needs_sampling"), json!("slow")]);
 
     // Another instance of the server, which never saw the handshake, serves the next request.
     let elsewhere = HttpClient::new(start().await);
@@ -151,4 +158,20 @@ async fn a_2026_client_is_served_as_before() {
     };
     assert_eq!(input["method"], "sampling/createMessage");
     spec_2026_07_28().assert_all_valid(&client.transcript());
+}
+
+#[tokio::test]
+async fn a_2025_task_is_reached_by_its_id_from_any_request() {
+    let client = HttpClient::new(start().await);
+    let call = request(8, "tools/call", json!({"name": "slow", "arguments": {"millis": 20}, "task": {"ttl": 60000}}));
+    let created = post_2025(&client, &call).await.json().await;
+    let task = created["result"]["task"]["taskId"].as_str().expect("a task handle").to_owned();
+    // Later requests stand alone: the id is all that names the task.
+    let polled = post_2025(&client, &request(9, "tasks/get", json!({"taskId": task}))).await.json().await;
+    assert_eq!(polled["result"]["taskId"], task.as_str(), "{polled}");
+    let result = post_2025(&client, &request(10, "tasks/result", json!({"taskId": task}))).await.messages().await;
+    assert_eq!(result.last().unwrap()["result"]["content"][0]["text"], "slept 20 ms");
+    let unknown = post_2025(&client, &request(11, "tasks/get", json!({"taskId": "not-a-task"}))).await.json().await;
+    assert!(unknown.get("error").is_some(), "{unknown}");
+    spec_2025_11_25().assert_all_valid(&client.transcript());
 }

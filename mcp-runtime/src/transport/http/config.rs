@@ -270,7 +270,9 @@ impl HttpConfig {
     /// - `GET` and `DELETE` are answered `405`: there is no session stream to open or end, so
     ///   list changes and resource updates reach no 2025-era client;
     /// - a handler's requests to the client (sampling, elicitation, roots) fail at once with
-    ///   [`ClientError::Sessionless`](crate::ClientError::Sessionless), which names the mode.
+    ///   [`ClientError::Sessionless`](crate::ClientError::Sessionless), which names the mode;
+    /// - a call that became a task (2025-11-25's `task` param) belongs to whoever holds its id
+    ///   (or, with `auth`, to its caller), as a 2026-07-28 one does: any later request reaches it.
     ///
     /// ```
     /// use mcp_runtime::http::HttpConfig;
