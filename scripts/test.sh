@@ -67,6 +67,9 @@ step "cargo test"
 # client tests (client_own.rs, client_stubs.rs) and cargo-mcp/tests/cli.rs run it, calculator,
 # notes and http-server as processes; oauth_e2e.rs runs auth-server.
 cargo build --locked -p conformance -p calculator -p notes -p http-server -p auth-server -p cargo-mcp
+# tests/tests/lambda.rs runs examples/lambda under `cargo lambda watch`, which builds it with
+# `cargo run -p lambda`: built alone here, with the features that command unifies, it is up to date.
+cargo build --locked -p lambda
 cargo test --workspace --all-features --locked
 
 step "fuzz targets, once over their seeds (stable build, no instrumentation)"

@@ -60,18 +60,25 @@ def stdio(binary: str, *args: str, **env: str) -> StdioServerParameters:
     return StdioServerParameters(command=binary, args=list(args), env={"RUST_BACKTRACE": "1", **env})
 
 
-@contextmanager
-def http_server(binary: str, stderr_path: Path, *args: str) -> Iterator[str]:
-    """Runs `binary` serving Streamable HTTP on a free port of 127.0.0.1 (``PORT``) until the
-    block ends; yields its endpoint, ``http://127.0.0.1:<port>/mcp``, once it accepts
-    connections. Its stderr goes to `stderr_path` (quoted when it fails to start)."""
+def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def http_server(
+    binary: str, stderr_path: Path, *args: str, port: int | None = None, env: dict[str, str] | None = None
+) -> Iterator[str]:
+    """Runs `binary` serving Streamable HTTP on `port` of 127.0.0.1 (``PORT``; a free one by
+    default), with `env` added to its environment, until the block ends; yields its endpoint,
+    ``http://127.0.0.1:<port>/mcp``, once it accepts connections. Its stderr goes to
+    `stderr_path` (quoted when it fails to start)."""
+    port = port or free_port()
     with stderr_path.open("wb") as stderr:
         process = subprocess.Popen(
             [binary, *args],
-            env={**os.environ, "PORT": str(port), "RUST_BACKTRACE": "1"},
+            env={**os.environ, **(env or {}), "PORT": str(port), "RUST_BACKTRACE": "1"},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=stderr,

@@ -23,7 +23,7 @@ import anyio
 import pytest
 from mcp import Client, types
 
-from interop_support import Collected, only_text, run_async
+from interop_support import Collected, free_port, only_text, run_async
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 
@@ -31,12 +31,6 @@ MODES = ["legacy", "auto", "2026-07-28"]
 READ_TIMEOUT_S = 20.0
 START_TIMEOUT_S = 10.0
 STOP_TIMEOUT_S = 5.0
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @dataclass

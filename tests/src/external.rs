@@ -1,8 +1,9 @@
 //! Servers the client tests start as processes: our examples, the official TypeScript
 //! `server-everything` (`scripts/server-everything.sh` installs it, with Node 22, under the
 //! repository; `scripts/mcpb.sh` installs the MCP Bundle CLI beside it), and the Python SDK server of `tests/python/client_server.py` (in the venv of
-//! `scripts/python-env.sh`). A missing one fails the test with the command that provides it:
-//! nothing is skipped silently.
+//! `scripts/python-env.sh`), and `cargo lambda watch` running `examples/lambda` (cargo-lambda, in
+//! the same venv). A missing one fails the test with the command that provides it: nothing is
+//! skipped silently.
 
 use crate::cluster::{free_port, is_executable as executable};
 use std::net::TcpStream;
@@ -68,6 +69,72 @@ pub fn python() -> PathBuf {
 /// The Python SDK server of `tests/python/client_server.py`.
 pub fn python_server() -> PathBuf {
     repo_root().join("tests/python/client_server.py")
+}
+
+/// `cargo lambda watch` (cargo-lambda, installed in the venv of `scripts/python-env.sh`) serving
+/// the example `package` as a Lambda function on a port of 127.0.0.1; it and what it started
+/// (`cargo run`, the function) are stopped when dropped. It builds the function with `cargo run`
+/// in the workspace, so into the workspace's target directory: a function built there already
+/// starts at once.
+pub struct LambdaWatch {
+    child: Child,
+    port: u16,
+    package: String,
+}
+
+impl LambdaWatch {
+    /// Starts the emulator, and waits until it accepts invocations (the function itself is
+    /// built and started by the first one).
+    pub fn start(package: &str) -> Self {
+        use std::os::unix::process::CommandExt as _;
+        let cargo_lambda = repo_root().join("target/python-venv/bin/cargo-lambda");
+        assert!(
+            executable(&cargo_lambda),
+            "{} is missing: run scripts/python-env.sh (tests/python/requirements.txt pins cargo-lambda)",
+            cargo_lambda.display()
+        );
+        let port = free_port();
+        let child = Command::new(cargo_lambda)
+            .args(["lambda", "watch", "--ignore-changes", "--invoke-address", "127.0.0.1"])
+            .args(["--invoke-port", &port.to_string(), "--package", package])
+            .current_dir(repo_root())
+            .process_group(0) // stopped as a group: the emulator, `cargo run` and the function
+            .stdin(Stdio::null())
+            .stdout(Stdio::inherit())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start cargo lambda watch: {e}"));
+        let mut watch = Self { child, port, package: package.to_owned() };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Ok(Some(status)) = watch.child.try_wait() {
+                panic!("cargo lambda watch exited before listening: {status}");
+            }
+            assert!(Instant::now() < deadline, "cargo lambda watch did not listen on port {port} within 30 s");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        watch
+    }
+
+    /// The URL of the function's path `path` (`/mcp`), as its function URL, emulated.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}/lambda-url/{}{path}", self.port, self.package)
+    }
+}
+
+impl Drop for LambdaWatch {
+    fn drop(&mut self) {
+        // SIGTERM to the group: the emulator stops its function instances as it exits.
+        let group = format!("-{}", self.child.id());
+        let signal = |name: &str| Command::new("kill").args([name, "--", &group]).stderr(Stdio::null()).status();
+        let _ = signal("-TERM");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !matches!(self.child.try_wait(), Ok(Some(_))) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = signal("-KILL"); // whatever the group left running (nothing, usually)
+        let _ = self.child.wait();
+    }
 }
 
 /// A server process on a port of 127.0.0.1, killed when dropped.

@@ -12,6 +12,8 @@
 //! client: `scripts/replicas.sh` runs the suite that way, through nginx.
 //! `MCP_HANDSHAKE_TIMEOUT_MS` and `MCP_MAX_SESSIONS_PER_CLIENT` set those session limits
 //! (`HttpConfig::handshake_timeout`, `HttpConfig::max_sessions_per_client`).
+//! `MCP_STATELESS_HTTP=1` serves HTTP without sessions (`HttpConfig::stateless`): what
+//! `scripts/conformance.sh sessionless` and `tests/python/test_sessionless.py` run.
 //!
 //! Beside the suite's, two hidden tools (callable, not listed) serve the multi-replica tests
 //! (`tests/tests/replicas.rs`, `tests/python/test_replicas.py`):
@@ -745,7 +747,7 @@ async fn main() -> mcp_runtime::Result<()> {
         Ok(port) => port.parse().map_err(|_| mcp_runtime::Error::msg(format!("PORT={port} is not a port number")))?,
         Err(_) => 3000,
     };
-    match session_limits()? {
+    match http_config()? {
         None => server.serve_http(("127.0.0.1", port)).await,
         Some(config) => {
             let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
@@ -759,9 +761,11 @@ async fn main() -> mcp_runtime::Result<()> {
     }
 }
 
-/// The session limits the multi-replica bounds tests set (`tests/tests/replicas_bounds.rs`):
-/// `MCP_HANDSHAKE_TIMEOUT_MS` and `MCP_MAX_SESSIONS_PER_CLIENT`; `None` when neither is set.
-fn session_limits() -> mcp_runtime::Result<Option<mcp_runtime::http::HttpConfig>> {
+/// The HTTP configuration the environment asks for: the session limits the multi-replica bounds
+/// tests set (`tests/tests/replicas_bounds.rs`), `MCP_HANDSHAKE_TIMEOUT_MS` and
+/// `MCP_MAX_SESSIONS_PER_CLIENT`, and `MCP_STATELESS_HTTP=1` for no sessions at all; `None`
+/// when none is set.
+fn http_config() -> mcp_runtime::Result<Option<mcp_runtime::http::HttpConfig>> {
     let number = |name: &str| -> mcp_runtime::Result<Option<u64>> {
         match std::env::var(name) {
             Ok(value) => value
@@ -772,10 +776,11 @@ fn session_limits() -> mcp_runtime::Result<Option<mcp_runtime::http::HttpConfig>
         }
     };
     let (handshake, share) = (number("MCP_HANDSHAKE_TIMEOUT_MS")?, number("MCP_MAX_SESSIONS_PER_CLIENT")?);
-    if handshake.is_none() && share.is_none() {
+    let stateless = number("MCP_STATELESS_HTTP")?.is_some_and(|on| on != 0);
+    if handshake.is_none() && share.is_none() && !stateless {
         return Ok(None);
     }
-    let mut config = mcp_runtime::http::HttpConfig::default();
+    let mut config = mcp_runtime::http::HttpConfig::default().stateless(stateless);
     if let Some(ms) = handshake {
         config = config.handshake_timeout(Duration::from_millis(ms));
     }

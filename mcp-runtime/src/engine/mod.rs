@@ -79,6 +79,25 @@ impl Connection {
         Self { core: server, session, announcer: None, stateless_only: true, serial: None }
     }
 
+    /// A connection for one 2025-era HTTP request of a server without sessions
+    /// (`HttpConfig::stateless`): nothing unsolicited, and no request to the client (its
+    /// answer would have no session to come back to). `initialize` (`version` `None`) is
+    /// answered and forgotten; any other request is served as in a session the client opened
+    /// at `version` (its `MCP-Protocol-Version` header) declaring nothing, as the peers' stateless
+    /// modes do.
+    #[cfg(feature = "http")]
+    pub fn sessionless(server: Arc<ServerCore>, version: Option<crate::protocol::ProtocolVersion>) -> Self {
+        let (unsolicited, _) = tokio::sync::mpsc::channel(1);
+        let session = Arc::new(Session::new(Arc::clone(&server.settings), unsolicited));
+        session.mark_sessionless();
+        if let Some(version) = version {
+            let client = crate::session::ClientState::new(&server.settings, version, None, Default::default());
+            session.set_client(client);
+            session.mark_initialized();
+        }
+        Self { core: server, session, announcer: None, stateless_only: false, serial: None }
+    }
+
     /// Says which transport carries the session, for traces: its id there (HTTP's session id)
     /// and its kind (`pipe`, `tcp`).
     pub fn set_transport(&self, id: Option<String>, kind: &'static str) {

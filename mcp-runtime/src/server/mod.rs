@@ -597,6 +597,40 @@ impl Server {
         crate::transport::http::serve_tls(core, listener, tls, crate::transport::signal::shutdown_signal()).await
     }
 
+    /// Serves the MCP endpoint from an AWS Lambda function (feature `lambda`): answers the
+    /// invocations of its function URL, API Gateway (REST or HTTP API) or an Application Load
+    /// Balancer until the runtime stops, at `/mcp` of whatever host they name. Always without
+    /// sessions ([`HttpConfig::stateless`](crate::http::HttpConfig::stateless)): any instance
+    /// answers any request, 2025-era clients included.
+    ///
+    /// ```no_run
+    /// # use mcp_runtime::prelude::*;
+    /// # #[mcp_tool] fn add(a: f64, b: f64) -> f64 { a + b }
+    /// #[tokio::main]
+    /// async fn main() -> mcp_runtime::Result<()> {
+    ///     server!().tools(tools![add]).serve_lambda().await
+    /// }
+    /// ```
+    ///
+    /// Answers are buffered whole (Lambda's default invoke mode): a request's progress and log
+    /// messages reach the client with its response, in the same SSE stream.
+    #[cfg(feature = "lambda")]
+    pub async fn serve_lambda(self) -> Result<()> {
+        // Lambda's hosts (`<id>.lambda-url.<region>.on.aws`, API Gateway's) are public names,
+        // not a local server a web page could rebind: every Host is served. Origins stay checked.
+        self.serve_lambda_with(crate::transport::http::HttpConfig::default().allow_any_host()).await
+    }
+
+    /// [`serve_lambda`](Self::serve_lambda) with a configuration of your own (a path, the hosts
+    /// and origins allowed, authorization with feature `auth`...); sessions are turned off
+    /// whatever it says. Allow the function's host (or [any](crate::http::HttpConfig::allow_any_host)):
+    /// the default allows only loopback names.
+    #[cfg(feature = "lambda")]
+    pub async fn serve_lambda_with(self, config: crate::transport::http::HttpConfig) -> Result<()> {
+        let service = self.into_http_service(crate::transport::lambda::config(config))?;
+        crate::transport::lambda::serve(service).await
+    }
+
     pub(crate) fn build(#[allow(unused_mut)] mut self) -> Result<Arc<ServerCore>> {
         if self.max_message_size == 0 {
             return Err(Error::new(ErrorKind::Config, "max_message_size must be positive"));

@@ -24,6 +24,11 @@ pub enum ClientError {
     InvalidRequest(String),
     /// The connection closed before the answer came.
     Disconnected,
+    /// The server serves HTTP without sessions
+    /// ([`HttpConfig::stateless`](crate::http::HttpConfig::stateless)) and the request came
+    /// from a 2025-era client: nothing can carry the client's answer back to this request.
+    /// (A 2026-07-28 client gets the request as an input request, in either mode.)
+    Sessionless,
 }
 
 impl fmt::Display for ClientError {
@@ -35,6 +40,10 @@ impl fmt::Display for ClientError {
             Self::InvalidResponse(why) => write!(f, "the client's answer is malformed: {why}"),
             Self::InvalidRequest(why) => write!(f, "invalid request to the client: {why}"),
             Self::Disconnected => f.write_str("the client disconnected"),
+            Self::Sessionless => f.write_str(
+                "the server runs HTTP without sessions (stateless mode): it cannot send requests to a 2025-era \
+                 client, whose answer would have no session to come back to",
+            ),
         }
     }
 }

@@ -97,6 +97,9 @@ impl Input<'_> {
         if let Some(stateless) = ctx.stateless() {
             return stateless.round.ask(self.key, capability, method, params, ctx.client_capabilities()).await;
         }
+        if ctx.session().is_sessionless() {
+            return Err(ClientError::Sessionless);
+        }
         if !declared(ctx.client_capabilities(), capability.1) {
             return Err(ClientError::Unsupported { capability: capability.0 });
         }

@@ -67,6 +67,9 @@ pub(crate) struct Session {
     pub unsolicited: Sink,
     client: OnceLock<ClientState>,
     initialized: AtomicBool,
+    /// Served for one HTTP request of a server without sessions (`HttpConfig::stateless`):
+    /// nothing can reach the client after the request's answer, so it is never asked anything.
+    sessionless: AtomicBool,
     log_level: AtomicU8,
     in_flight: InFlight,
     next_request_id: AtomicI64,
@@ -108,6 +111,7 @@ impl Session {
             unsolicited,
             client: OnceLock::new(),
             initialized: AtomicBool::new(false),
+            sessionless: AtomicBool::new(false),
             log_level: AtomicU8::new(LoggingLevel::Info as u8),
             in_flight,
             next_request_id: AtomicI64::new(1),
@@ -274,6 +278,17 @@ impl Session {
         if !self.initialized.swap(true, Ordering::AcqRel) {
             self.changed();
         }
+    }
+
+    /// Marks the session as one request's of a server without sessions (see `sessionless`).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub fn mark_sessionless(&self) {
+        self.sessionless.store(true, Ordering::Release);
+    }
+
+    /// Whether the session serves one request of a server without sessions.
+    pub fn is_sessionless(&self) -> bool {
+        self.sessionless.load(Ordering::Acquire)
     }
 
     /// Whether the client finished the handshake (sent `notifications/initialized`).

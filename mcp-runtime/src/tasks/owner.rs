@@ -17,8 +17,9 @@ pub(crate) enum TaskOwner {
     /// A session without a verified caller: its id (HTTP's `Mcp-Session-Id`, or one the
     /// session drew at random).
     Session(String),
-    /// A stateless request without a verified caller: nothing identifies it but the task's
-    /// id, 128 random bits that only the request's answer carried, so the id is the key.
+    /// A stateless request without a verified caller (2026-07-28, or a 2025-era request to a
+    /// server without sessions): nothing identifies it but the task's id, 128 random bits that
+    /// only the request's answer carried, so the id is the key.
     IdHolder,
 }
 
@@ -30,7 +31,11 @@ impl TaskOwner {
             let key = (crate::auth::SessionOwner::of(caller), caller.client_id());
             return Self::Caller(serde_json::to_string(&key).unwrap_or_default());
         }
-        if ctx.is_stateless() { Self::IdHolder } else { Self::Session(ctx.session().key().to_owned()) }
+        if ctx.is_stateless() || ctx.session().is_sessionless() {
+            Self::IdHolder
+        } else {
+            Self::Session(ctx.session().key().to_owned())
+        }
     }
 
     /// Whose allowance the task's record is charged to: the owner's, or, for an owner known

@@ -3,5 +3,7 @@
 
 #[cfg(feature = "http")]
 pub(crate) mod http;
+#[cfg(feature = "lambda")]
+pub(crate) mod lambda;
 pub(crate) mod signal;
 pub(crate) mod stdio;

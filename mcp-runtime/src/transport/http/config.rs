@@ -39,6 +39,7 @@ pub struct HttpConfig {
     pub(super) sse_retry: Duration,
     pub(super) replay_buffer: usize,
     pub(super) keep_alive: Option<Duration>,
+    pub(super) stateless: bool,
     #[cfg(feature = "auth")]
     pub(super) auth: Option<crate::auth::AuthConfig>,
 }
@@ -77,6 +78,7 @@ impl Default for HttpConfig {
             sse_retry: Duration::from_secs(1),
             replay_buffer: 1024,
             keep_alive: Some(Duration::from_secs(15)),
+            stateless: false,
             #[cfg(feature = "auth")]
             auth: None,
         }
@@ -245,6 +247,43 @@ impl HttpConfig {
     /// client is noticed (default 15 s; `None`: never).
     pub fn keep_alive(mut self, interval: Option<Duration>) -> Self {
         self.keep_alive = interval;
+        self
+    }
+
+    /// Serves HTTP without sessions (default `false`), for hosts that run each request on any
+    /// instance and keep nothing between them: AWS Lambda, Cloud Run scaled to zero, several
+    /// replicas behind a load balancer without a session store. The peers' names for it are
+    /// `stateless_http` (the Python SDK, FastMCP), `WithStateLess` (mcp-go), `stateful_mode:
+    /// false` (rmcp) and no `sessionIdGenerator` (the TypeScript SDK).
+    ///
+    /// 2026-07-28 requests are served the same either way: that era has no sessions. For a
+    /// 2025-era client, in this mode:
+    ///
+    /// - `initialize` is answered without an `Mcp-Session-Id`, and nothing of it is kept;
+    /// - every other `POST` stands alone, served as in a session the client opened at the
+    ///   version its `MCP-Protocol-Version` header names (2025-03-26 without one), declaring no
+    ///   capabilities; an `Mcp-Session-Id` it sends is ignored, notifications and answers get
+    ///   `202` and change nothing;
+    /// - a request's progress and log messages go on its own SSE stream (at the default level,
+    ///   `info`: `logging/setLevel` lasts for its own request only), and closing that stream
+    ///   cancels it;
+    /// - `GET` and `DELETE` are answered `405`: there is no session stream to open or end, so
+    ///   list changes and resource updates reach no 2025-era client;
+    /// - a handler's requests to the client (sampling, elicitation, roots) fail at once with
+    ///   [`ClientError::Sessionless`](crate::ClientError::Sessionless), which names the mode;
+    /// - a call that became a task (2025-11-25's `task` param) belongs to whoever holds its id
+    ///   (or, with `auth`, to its caller), as a 2026-07-28 one does: any later request reaches it.
+    ///
+    /// ```
+    /// use mcp_runtime::http::HttpConfig;
+    ///
+    /// let config = HttpConfig::default().stateless(true);
+    /// # let _ = config;
+    /// ```
+    #[doc(alias = "stateless_http")]
+    #[doc(alias = "sessions")]
+    pub fn stateless(mut self, stateless: bool) -> Self {
+        self.stateless = stateless;
         self
     }
 

@@ -8,7 +8,7 @@ use super::policy::Route;
 use super::service::Inner;
 use super::session::HttpSession;
 use super::sessions::{self, Refused};
-use super::{code, cors, security, sse, stateless};
+use super::{code, cors, security, sessionless, sse, stateless};
 use crate::clip::clip;
 use crate::engine::{Received, encode_rejected};
 use crate::jsonrpc;
@@ -115,8 +115,12 @@ impl Inner {
         let stateless_client = headers.names_stateless_version();
         match &parts.method {
             &Method::POST => self.post(parts, headers, body, stateless_client, peer).await,
-            &Method::GET | &Method::DELETE if stateless_client => {
-                let message = "Method Not Allowed: 2026-07-28 clients only POST to the MCP endpoint";
+            &Method::GET | &Method::DELETE if stateless_client || self.config.stateless => {
+                let message = if stateless_client {
+                    "Method Not Allowed: 2026-07-28 clients only POST to the MCP endpoint"
+                } else {
+                    "Method Not Allowed: this server runs HTTP without sessions (stateless mode): only POST"
+                };
                 let mut answer = body::error(StatusCode::METHOD_NOT_ALLOWED, code::BAD_REQUEST, message);
                 answer.headers_mut().insert(ALLOW, HeaderValue::from_static("POST"));
                 answer
@@ -243,6 +247,7 @@ impl Inner {
             // The other era's requests and a session's first run futures of their own, each as
             // large as the rest of this one: boxed, so a session's requests do not carry them.
             Route::Stateless => return Box::pin(stateless::post(&self.core, message, accepts)).await,
+            Route::Sessionless => return Box::pin(sessionless::post(&self.core, headers, message, accepts)).await,
             Route::Initialize => {
                 return Box::pin(self.initialize(message, accepts, client_of(peer, &parts.extensions))).await;
             }

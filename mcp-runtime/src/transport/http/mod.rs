@@ -23,6 +23,7 @@
 //! | `headers.rs` | reading the request's headers, in one pass: `Accept`, `Content-Type`, `MCP-Protocol-Version`... |
 //! | `media.rs` | media types: `Accept` ranges and their q-values, `Content-Type` and its charset |
 //! | `stateless.rs` | 2026-07-28 `POST`s: no session, the status of an error answer |
+//! | `sessionless.rs` | 2025-era `POST`s to a server without sessions ([`HttpConfig::stateless`]): each message alone |
 //! | `config.rs` | [`HttpConfig`] |
 //! | `security.rs` | the Origin/Host allow-lists (DNS-rebinding protection) |
 //! | `cors.rs` | CORS for the allowed origins: preflights, the headers a page may read |
@@ -59,6 +60,7 @@ mod security;
 mod serve;
 mod service;
 mod session;
+mod sessionless;
 mod sessions;
 mod shed;
 mod sse;

@@ -27,6 +27,8 @@ pub(super) enum Route {
     Initialize,
     /// A message of an existing session (a request, or a notification or answer).
     Session { is_request: bool },
+    /// A 2025-era message to a server without sessions (`HttpConfig::stateless`): served alone.
+    Sessionless,
     /// Refused before the engine saw it, with this answer.
     Refused(Answer),
 }
@@ -57,6 +59,9 @@ impl Inner {
         // The header decides for a 2026-07-28 client; without a session, the body may say so.
         if stateless_client || (!has_session && stamped.is_some()) {
             return Route::Stateless;
+        }
+        if self.config.stateless {
+            return Route::Sessionless;
         }
         match request {
             Some(request) if request.method == Some(Method::Initialize) && !has_session => Route::Initialize,

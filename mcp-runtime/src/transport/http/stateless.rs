@@ -24,21 +24,32 @@ fn status_of(kind: Kind) -> StatusCode {
 
 /// Serves one stateless `POST`.
 pub(super) async fn post(core: &Arc<ServerCore>, message: Message<'_>, accepts: Accepts) -> Answer {
-    let connection = Connection::stateless(Arc::clone(core));
+    answer_alone(Connection::stateless(Arc::clone(core)), message, accepts, status_of).await
+}
+
+/// Runs one message on a connection of its own and answers it: `202` for a notification,
+/// JSON for an answer ready before anything else (to a client that takes JSON), else a stream
+/// that ends with the answer; `status` gives the HTTP status of an answer.
+pub(super) async fn answer_alone(
+    connection: Connection,
+    message: Message<'_>,
+    accepts: Accepts,
+    status: fn(Kind) -> StatusCode,
+) -> Answer {
     let (sink, mut messages) = mpsc::channel::<Outgoing>(64);
     connection.receive(message, &sink).await;
     drop(sink);
     let Some(first) = messages.recv().await else {
         return body::empty(StatusCode::ACCEPTED); // a notification: nothing to say
     };
-    if first.is_response() {
-        return body::json(status_of(first.kind), first.bytes);
+    if first.is_response() && (accepts.json || !accepts.sse) {
+        return body::json(status(first.kind), first.bytes);
     }
     if !accepts.sse {
         // JSON only: the request's notifications have nowhere to go; wait for the response.
         while let Some(message) = messages.recv().await {
             if message.is_response() {
-                return body::json(status_of(message.kind), message.bytes);
+                return body::json(status(message.kind), message.bytes);
             }
         }
         return body::empty(StatusCode::ACCEPTED);
