@@ -44,6 +44,9 @@ step "cargo doc (no broken links in the public docs)"
 RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --all-features \
     -p mcp-runtime -p mcp-runtime-macros -p mcp-runtime-uri-template
 
+step "the guide (docs/guide): mdbook build (its code blocks are mcp-runtime's doc tests, run by cargo test)"
+scripts/guide.sh
+
 step "services of the multi-replica tests: redis-server and nginx (installed when missing)"
 scripts/services.sh
 

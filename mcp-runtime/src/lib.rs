@@ -179,3 +179,43 @@ pub mod __private;
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+
+/// The guide's code blocks (`docs/guide`), compiled and run as doc tests, a chapter each
+/// (`tests/tests/guide.rs` checks that every chapter is here).
+#[cfg(doctest)]
+mod guide {
+    #[doc = include_str!("../../docs/guide/src/asking-the-client.md")]
+    struct AskingTheClient;
+    #[doc = include_str!("../../docs/guide/src/authorization.md")]
+    struct Authorization;
+    #[doc = include_str!("../../docs/guide/src/cargo-mcp.md")]
+    struct CargoMcp;
+    #[doc = include_str!("../../docs/guide/src/client.md")]
+    struct Client;
+    #[doc = include_str!("../../docs/guide/src/getting-started.md")]
+    struct GettingStarted;
+    #[doc = include_str!("../../docs/guide/src/http.md")]
+    struct Http;
+    #[doc = include_str!("../../docs/guide/src/introduction.md")]
+    struct Introduction;
+    #[doc = include_str!("../../docs/guide/src/long-running-tools.md")]
+    struct LongRunningTools;
+    #[doc = include_str!("../../docs/guide/src/middleware.md")]
+    struct Middleware;
+    #[doc = include_str!("../../docs/guide/src/observability.md")]
+    struct Observability;
+    #[doc = include_str!("../../docs/guide/src/protocol-eras.md")]
+    struct ProtocolEras;
+    #[doc = include_str!("../../docs/guide/src/resources-and-prompts.md")]
+    struct ResourcesAndPrompts;
+    #[doc = include_str!("../../docs/guide/src/security.md")]
+    struct Security;
+    #[doc = include_str!("../../docs/guide/src/server-identity.md")]
+    struct ServerIdentity;
+    #[doc = include_str!("../../docs/guide/src/status.md")]
+    struct Status;
+    #[doc = include_str!("../../docs/guide/src/testing.md")]
+    struct Testing;
+    #[doc = include_str!("../../docs/guide/src/tools.md")]
+    struct Tools;
+}

@@ -1,5 +1,5 @@
-//! Every dependency line of the README works as written: each `mcp-runtime = ...` line of its
-//! `toml` blocks goes into a scratch crate, which `cargo metadata --offline` must resolve.
+//! Every dependency line of the README and the guide works as written: each `mcp-runtime = ...`
+//! line of their `toml` blocks goes into a scratch crate, which `cargo metadata --offline` must resolve.
 //!
 //! The scratch crate sits beside a link named `mcp-runtime` to this checkout, so the README's
 //! pre-release `path = "../mcp-runtime/mcp-runtime"` line resolves as a user's would, and its
@@ -58,8 +58,14 @@ fn resolve(root: &Path, line: &str) -> Result<(), String> {
 
 #[test]
 fn every_dependency_line_of_the_readme_resolves() {
-    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
-    let lines = dependency_lines(&readme);
+    // The README and every chapter of the guide.
+    let guide = repo_root().join("docs/guide/src");
+    let mut pages = vec![repo_root().join("README.md")];
+    pages.extend(std::fs::read_dir(&guide).unwrap().map(|entry| entry.unwrap().path()));
+    let mut lines: Vec<String> =
+        pages.iter().flat_map(|page| dependency_lines(&std::fs::read_to_string(page).unwrap())).collect();
+    lines.sort();
+    lines.dedup();
     assert!(lines.iter().any(|l| l.contains("path = ")), "the README shows the pre-release path dependency");
     assert!(lines.iter().any(|l| l == "mcp-runtime = \"0.1\""), "the README shows the released dependency");
     let root = std::env::temp_dir().join(format!("mcp-readme-deps-{}", std::process::id()));
