@@ -68,6 +68,8 @@ async fn initialize_mints_no_session_and_each_post_stands_alone() {
     assert!(reply.header("mcp-session-id").is_none(), "no session id in stateless mode");
     let answer = reply.messages().await.pop().unwrap();
     assert_eq!(answer["result"]["protocolVersion"], "2025-11-25");
+    // Nothing but answers reaches this client: it is promised no list changes.
+    assert_eq!(answer["result"]["capabilities"]["tools"], json!({}), "{answer}");
 
     let initialized = client.post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
     assert_eq!(initialized.status, StatusCode::ACCEPTED);

@@ -43,6 +43,16 @@ pub(crate) fn initialize(
     }
     let registry = server.catalog.snapshot();
     let mut capabilities = capabilities(&server.settings, &registry);
+    // Without sessions nothing reaches a 2025-era client but the answers to its requests: no
+    // list changes, no resource updates.
+    if session.is_sessionless()
+        && let Some(capabilities) = capabilities.as_object_mut()
+    {
+        for primitive in capabilities.values_mut().filter_map(serde_json::Value::as_object_mut) {
+            primitive.remove("listChanged");
+            primitive.remove("subscribe");
+        }
+    }
     // 2025-11-25's experimental tasks, for tools that run as tasks.
     if version >= ProtocolVersion::V2025_11_25 && registry.has_task_tools {
         capabilities["tasks"] = json!({ "cancel": {}, "requests": { "tools": { "call": {} } } });
