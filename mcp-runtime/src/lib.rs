@@ -35,6 +35,7 @@ mod content;
 mod context;
 mod core;
 mod custom;
+mod dynamic;
 mod engine;
 mod error;
 #[cfg(feature = "http")]
@@ -75,14 +76,16 @@ mod type_map;
 pub use completion::{Completer, Completion, CompletionRequest, IntoCompletion};
 pub use content::{Annotations, Audio, Content, EmbeddedResource, Image, ResourceContents, ResourceLink, Role, Text};
 pub use context::{Context, FromContext};
+pub use dynamic::{PromptBuilder, ResourceBuilder, ToolBuilder};
 pub use error::{Error, ErrorKind, Result};
 pub use jsonrpc::{ErrorObject, RequestId};
 pub use logging::LoggingLevel;
-pub use prompt::{GetPromptResult, IntoPromptResult, PromptMessage, PromptSet};
+pub use prompt::{GetPromptResult, IntoPromptResult, PromptArgument, PromptDescriptor, PromptMessage, PromptSet};
 pub use protocol::{Implementation, ProtocolVersion};
 pub use required_state::RequiredState;
 pub use resource::{
-    IntoReadResult, IntoResourceEntries, Lister, ReadResourceResult, ResourceEntry, ResourceNotFound, ResourceSet,
+    IntoReadResult, IntoResourceEntries, Lister, ReadResourceResult, ResourceDescriptor, ResourceEntry,
+    ResourceNotFound, ResourceRequest, ResourceSet,
 };
 pub use server::{Server, ServerHandle};
 pub use server_requests::{
@@ -96,7 +99,10 @@ pub use settings::ConfirmationFallback;
 pub use state::{LocalSessionState, SessionState, State};
 pub use store::SessionStore;
 pub use tokio_util::sync::CancellationToken;
-pub use tool::{CallToolResult, Icon, IntoToolResult, Json, SchemaProfile, TaskSupport, ToolDef, ToolSet};
+pub use tool::{
+    CallToolResult, Icon, IntoToolResult, Json, SchemaProfile, TaskSupport, ToolAnnotations, ToolDef, ToolDescriptor,
+    ToolSet,
+};
 
 // The macros are documented here, where rustdoc runs their examples against this crate; the
 // text lives in `docs/`, one file per macro.
