@@ -70,6 +70,33 @@ pub fn python_server() -> PathBuf {
     repo_root().join("tests/python/client_server.py")
 }
 
+/// What the official Python SDK client sees of a stdio server started as `program args`
+/// (`tests/python/sdk_client_report.py`): in each mode, `legacy` (2025-11-25) and
+/// `2026-07-28`, its listed tools and the results of `calls` (`[{"name", "arguments"}]`), as the
+/// SDK parsed them. Panics with the script's stderr when the client fails.
+pub fn python_sdk_report(calls: &serde_json::Value, program: &Path, args: &[&str]) -> serde_json::Value {
+    let script = repo_root().join("tests/python/sdk_client_report.py");
+    let output = Command::new(python())
+        .arg(script)
+        .arg(calls.to_string())
+        .arg(program)
+        .args(args)
+        .current_dir(repo_root().join("tests/python"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("the venv's python runs");
+    assert!(
+        output.status.success(),
+        "the Python SDK client failed ({}):\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!("the client's report is not JSON ({e}): {}", String::from_utf8_lossy(&output.stdout))
+    })
+}
+
 /// A server process on a port of 127.0.0.1, killed when dropped.
 pub struct HttpProcess {
     child: Child,

@@ -34,8 +34,9 @@ pub trait ToolDef {
     fn descriptor() -> ToolDescriptor;
 }
 
-/// The hints a client may show about a tool (`ToolAnnotations` on the wire).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+/// The hints a client may show about a tool (`ToolAnnotations` on the wire; read from it too,
+/// e.g. from a file of tool definitions).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolAnnotations {
     /// The tool does not modify its environment.
