@@ -46,7 +46,10 @@ mod message;
 pub mod middleware;
 #[cfg(feature = "client")]
 mod mount;
-#[cfg(any(feature = "auth", feature = "client"))]
+#[cfg(feature = "openapi")]
+#[cfg_attr(docsrs, doc(cfg(feature = "openapi")))]
+pub mod openapi;
+#[cfg(any(feature = "auth", feature = "client", feature = "openapi"))]
 mod outbound_tls;
 mod param;
 mod prompt;

@@ -2,7 +2,7 @@
 
     python sdk_client_report.py CALLS_JSON COMMAND [ARG...]
 
-Starts ``COMMAND ARG...`` over stdio once per client connect mode (``legacy``: the
+Starts ``COMMAND ARG...`` (with this script's environment) over stdio once per client connect mode (``legacy``: the
 2025-11-25 handshake; ``2026-07-28``: stateless requests), lists its tools and makes the calls
 of CALLS_JSON (``[{"name": ..., "arguments": {...}}, ...]``), then prints one JSON object:
 ``{mode: {"tools": [<listed tool>...], "calls": [<CallToolResult>...]}}``, each as the SDK
@@ -12,6 +12,7 @@ parsed it (so a message the SDK refuses fails here), for the Rust test to check.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
@@ -35,7 +36,8 @@ async def report(params: StdioServerParameters, calls: list[dict[str, Any]]) -> 
 
 def main() -> None:
     calls = json.loads(sys.argv[1])
-    params = StdioServerParameters(command=sys.argv[2], args=sys.argv[3:], env={"RUST_BACKTRACE": "1"})
+    env = dict(os.environ, RUST_BACKTRACE="1")
+    params = StdioServerParameters(command=sys.argv[2], args=sys.argv[3:], env=env)
     outcome: dict[str, Any] = {}
 
     async def body() -> None:

@@ -15,7 +15,7 @@ fn a_server_made_from_a_json_file_is_listed_and_called_by_the_python_sdk() {
         {"name": "list_folder", "arguments": {"path": "/no/such/folder"}},
         {"name": "greet", "arguments": {"name": ""}},
     ]);
-    let report = python_sdk_report(&calls, &example_binary("json-tools"), &[tools.to_str().unwrap()]);
+    let report = python_sdk_report(&calls, &example_binary("json-tools"), &[tools.to_str().unwrap()], &[]);
     for mode in ["legacy", "2026-07-28"] {
         let seen = &report[mode];
         let names: Vec<&str> = seen["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
