@@ -27,9 +27,27 @@ pub use tokio;
 /// returned, before it abandons it (a handler that blocks cannot keep the process alive).
 pub const SHUTDOWN_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(250);
 
-pub use crate::prompt::prompt_result;
-pub use crate::resource::read_result;
-use crate::{CallToolResult, Context, ErrorObject};
+use crate::{CallToolResult, Context, ErrorObject, GetPromptResult, ReadResourceResult};
+
+/// A resource function's return value as a `resources/read` result or error.
+pub fn read_result<T: crate::IntoReadResult>(
+    value: T,
+    uri: &str,
+    mime_type: Option<&str>,
+    ctx: &Context,
+) -> Result<ReadResourceResult, ErrorObject> {
+    value.into_read_result(uri, mime_type).map_err(|err| match err {
+        crate::resource::ResourceError::NotFound => crate::protocol::resource_not_found(uri, ctx.protocol_version()),
+        crate::resource::ResourceError::Failed(message) => {
+            ErrorObject::new(crate::jsonrpc::code::INTERNAL_ERROR, message)
+        }
+    })
+}
+
+/// A prompt function's return value as a `prompts/get` result or error.
+pub fn prompt_result<T: crate::IntoPromptResult>(value: T) -> Result<GetPromptResult, ErrorObject> {
+    value.into_prompt_result().map_err(|message| ErrorObject::new(crate::jsonrpc::code::INTERNAL_ERROR, message))
+}
 
 /// A template variable or prompt argument that does not parse: -32602 naming it.
 pub fn invalid_argument(name: &str, problem: &str) -> ErrorObject {

@@ -1,10 +1,11 @@
 //! [`PromptBuilder`]: a prompt rendered by a closure.
 
 use super::interned;
+use crate::__private::prompt_result;
 use crate::completion::{CompleteFn, CompletionRequest, IntoCompletion};
 use crate::context::Context;
 use crate::error::{Error, ErrorKind, Result};
-use crate::prompt::{GetFn, IntoPromptResult, PromptArgument, PromptDescriptor, prompt_result};
+use crate::prompt::{GetFn, IntoPromptResult, PromptArgument, PromptDescriptor};
 use crate::tool::Str;
 use futures_util::FutureExt as _;
 use serde_json::{Map, Value};

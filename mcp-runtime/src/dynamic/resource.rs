@@ -114,7 +114,7 @@ impl ResourceBuilder {
         self.descriptor.read = ReadFn::Arc(Arc::new(move |request, ctx| {
             let (uri, mime_type) = (request.uri.clone(), mime_type.clone());
             read(request, ctx.clone())
-                .map(move |value| crate::resource::read_result(value, &uri, mime_type.as_deref(), &ctx))
+                .map(move |value| crate::__private::read_result(value, &uri, mime_type.as_deref(), &ctx))
                 .boxed()
         }));
         self.has_read = true;

@@ -3,7 +3,7 @@
 
 mod result;
 
-pub use result::{GetPromptResult, IntoPromptResult, PromptMessage, prompt_result};
+pub use result::{GetPromptResult, IntoPromptResult, PromptMessage};
 
 use crate::completion::CompleteFn;
 use crate::context::Context;

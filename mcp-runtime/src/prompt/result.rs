@@ -97,9 +97,3 @@ impl<T: IntoPromptResult, E: Display> IntoPromptResult for Result<T, E> {
         self.map_err(|e| e.to_string())?.into_prompt_result()
     }
 }
-
-/// A get function's return value as a `prompts/get` result or error: what the shims of
-/// `#[mcp_prompt]` and [`PromptBuilder`](crate::PromptBuilder)'s closures return.
-pub fn prompt_result<T: IntoPromptResult>(value: T) -> Result<GetPromptResult, crate::ErrorObject> {
-    value.into_prompt_result().map_err(|message| crate::ErrorObject::new(crate::jsonrpc::code::INTERNAL_ERROR, message))
-}

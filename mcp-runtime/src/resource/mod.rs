@@ -5,7 +5,7 @@
 mod read;
 pub(crate) mod uri_template;
 
-pub use read::{IntoReadResult, ReadResourceResult, ResourceNotFound, read_result};
+pub use read::{IntoReadResult, ReadResourceResult, ResourceError, ResourceNotFound};
 
 use crate::completion::CompleteFn;
 use crate::content::Annotations;

@@ -123,17 +123,3 @@ impl<T: IntoReadResult, E: Display + 'static> IntoReadResult for Result<T, E> {
         }
     }
 }
-
-/// A read function's return value as a `resources/read` result or error: what the shims of
-/// `#[mcp_resource]` and [`ResourceBuilder`](crate::ResourceBuilder)'s reads return.
-pub fn read_result<T: IntoReadResult>(
-    value: T,
-    uri: &str,
-    mime_type: Option<&str>,
-    ctx: &crate::Context,
-) -> Result<ReadResourceResult, crate::ErrorObject> {
-    value.into_read_result(uri, mime_type).map_err(|err| match err {
-        ResourceError::NotFound => crate::protocol::resource_not_found(uri, ctx.protocol_version()),
-        ResourceError::Failed(message) => crate::ErrorObject::new(crate::jsonrpc::code::INTERNAL_ERROR, message),
-    })
-}
