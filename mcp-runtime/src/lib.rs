@@ -79,7 +79,7 @@ mod type_map;
 pub use completion::{Completer, Completion, CompletionRequest, IntoCompletion};
 pub use content::{Annotations, Audio, Content, EmbeddedResource, Image, ResourceContents, ResourceLink, Role, Text};
 pub use context::{Context, FromContext};
-pub use dynamic::{PromptBuilder, ResourceBuilder, ToolBuilder};
+pub use dynamic::{PromptBuilder, ResourceBuilder, ToolBuilder, ToolTransform};
 pub use error::{Error, ErrorKind, Result};
 pub use jsonrpc::{ErrorObject, RequestId};
 pub use logging::LoggingLevel;

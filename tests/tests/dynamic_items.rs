@@ -249,6 +249,64 @@ async fn built_resources_and_prompts_are_read_completed_and_rendered_in_both_era
     spec_2026_07_28().assert_all_valid(&stateless.transcript());
 }
 
+/// Searches the catalogue.
+#[mcp_tool]
+fn search(
+    /// What to look for
+    query: String,
+    region: String,
+    limit: u32,
+) -> String {
+    format!("{limit} results for {query} in {region}")
+}
+
+/// `search` renamed `find`, its `query` listed as `q`, `region` fixed, `limit` 5 by default.
+fn find() -> ToolDescriptor {
+    <search as mcp_runtime::ToolDef>::descriptor()
+        .transform()
+        .name("find")
+        .description("Finds products.")
+        .rename_argument("query", "q")
+        .describe_argument("query", "Words to find")
+        .hide_argument("region", json!("eu"))
+        .default_argument("limit", json!(5))
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_transformed_tool_lists_its_new_shape_and_calls_the_old_one_in_both_eras() {
+    let server = || server!().tools(find().into());
+    let session = TestClient::connect_with_version(server(), "2025-11-25").await;
+    let listed = session.list_tools().await.unwrap();
+    assert_eq!((&listed[0]["name"], &listed[0]["description"]), (&json!("find"), &json!("Finds products.")));
+    let schema = &listed[0]["inputSchema"];
+    let properties: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
+    assert_eq!(properties, ["limit", "q"], "{schema}");
+    assert_eq!(schema["properties"]["q"]["description"], "Words to find");
+    assert_eq!(schema["properties"]["limit"]["default"], 5);
+    assert_eq!(schema["required"], json!(["q"]));
+
+    let found = session.call_tool("find", json!({"q": "tea"})).await.unwrap();
+    assert_eq!(found.text(), Some("5 results for tea in eu"));
+    // A client that sends the hidden argument anyway does not choose it.
+    let found = session.call_tool("find", json!({"q": "tea", "limit": 2, "region": "us"})).await.unwrap();
+    assert_eq!(found.text(), Some("2 results for tea in eu"));
+    // The old name is no argument: the listed one is missing.
+    let missing = session.call_tool("find", json!({"query": "tea"})).await.unwrap();
+    assert_eq!(missing.text(), Some("invalid arguments for tool `find`: `q`: missing (required)"));
+    assert!(session.call_tool("search", json!({})).await.is_err(), "the old name is gone");
+    spec_2025_11_25().assert_all_valid(&session.transcript());
+
+    let stateless = TestClient::connect_uninitialized(server());
+    let params = json!({"name": "find", "arguments": {"q": "mugs", "limit": 1}, "_meta": stateless_meta()});
+    let answer = stateless.request("tools/call", params).await.unwrap();
+    assert_eq!(answer["content"][0]["text"], "1 results for mugs in eu");
+    let listed = stateless.request("tools/list", json!({"_meta": stateless_meta()})).await.unwrap();
+    assert_eq!(listed["tools"][0]["inputSchema"]["required"], json!(["q"]));
+    spec_2026_07_28().assert_all_valid(&stateless.transcript());
+}
+
 #[test]
 fn builders_refuse_what_the_macros_refuse_at_compile_time() {
     let message = |error: mcp_runtime::Error| {
@@ -275,4 +333,7 @@ fn builders_refuse_what_the_macros_refuse_at_compile_time() {
     let twice = PromptDescriptor::builder("p").argument("a", "", true).argument("a", "", false);
     let twice = twice.get(|_, _| async { "" }).build().err().unwrap();
     assert!(message(twice).contains("given twice"));
+
+    let unknown = <search as mcp_runtime::ToolDef>::descriptor().transform().hide_argument("nope", json!(1)).build();
+    assert!(message(unknown.err().unwrap()).contains("no argument `nope`"));
 }
