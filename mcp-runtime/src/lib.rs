@@ -35,6 +35,7 @@ mod content;
 mod context;
 mod core;
 mod custom;
+mod dynamic;
 mod engine;
 mod error;
 #[cfg(feature = "http")]
@@ -45,7 +46,10 @@ mod message;
 pub mod middleware;
 #[cfg(feature = "client")]
 mod mount;
-#[cfg(any(feature = "auth", feature = "client"))]
+#[cfg(feature = "openapi")]
+#[cfg_attr(docsrs, doc(cfg(feature = "openapi")))]
+pub mod openapi;
+#[cfg(any(feature = "auth", feature = "client", feature = "openapi"))]
 mod outbound_tls;
 mod param;
 mod prompt;
@@ -75,14 +79,16 @@ mod type_map;
 pub use completion::{Completer, Completion, CompletionRequest, IntoCompletion};
 pub use content::{Annotations, Audio, Content, EmbeddedResource, Image, ResourceContents, ResourceLink, Role, Text};
 pub use context::{Context, FromContext};
+pub use dynamic::{PromptBuilder, ResourceBuilder, ToolBuilder, ToolTransform};
 pub use error::{Error, ErrorKind, Result};
 pub use jsonrpc::{ErrorObject, RequestId};
 pub use logging::LoggingLevel;
-pub use prompt::{GetPromptResult, IntoPromptResult, PromptMessage, PromptSet};
+pub use prompt::{GetPromptResult, IntoPromptResult, PromptArgument, PromptDescriptor, PromptMessage, PromptSet};
 pub use protocol::{Implementation, ProtocolVersion};
 pub use required_state::RequiredState;
 pub use resource::{
-    IntoReadResult, IntoResourceEntries, Lister, ReadResourceResult, ResourceEntry, ResourceNotFound, ResourceSet,
+    IntoReadResult, IntoResourceEntries, Lister, ReadResourceResult, ResourceDescriptor, ResourceEntry,
+    ResourceNotFound, ResourceRequest, ResourceSet,
 };
 pub use server::{Server, ServerHandle};
 pub use server_requests::{
@@ -96,7 +102,10 @@ pub use settings::ConfirmationFallback;
 pub use state::{LocalSessionState, SessionState, State};
 pub use store::SessionStore;
 pub use tokio_util::sync::CancellationToken;
-pub use tool::{CallToolResult, Icon, IntoToolResult, Json, SchemaProfile, TaskSupport, ToolDef, ToolSet};
+pub use tool::{
+    CallToolResult, Icon, IntoToolResult, Json, SchemaProfile, TaskSupport, ToolAnnotations, ToolDef, ToolDescriptor,
+    ToolSet,
+};
 
 // The macros are documented here, where rustdoc runs their examples against this crate; the
 // text lives in `docs/`, one file per macro.
@@ -188,6 +197,8 @@ mod guide {
     struct AskingTheClient;
     #[doc = include_str!("../../docs/guide/src/authorization.md")]
     struct Authorization;
+    #[doc = include_str!("../../docs/guide/src/built-at-run-time.md")]
+    struct BuiltAtRunTime;
     #[doc = include_str!("../../docs/guide/src/cargo-mcp.md")]
     struct CargoMcp;
     #[doc = include_str!("../../docs/guide/src/client.md")]

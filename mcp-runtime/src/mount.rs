@@ -22,11 +22,11 @@ use crate::resource::uri_template::UriTemplate;
 use crate::resource::{ReadFn, ReadResourceResult, ResourceDescriptor, ResourceEntry};
 use crate::server::{Server, ServerHandle};
 use crate::server_requests::Sampling;
-use crate::tool::descriptor::{CallFn, OutputSchemaFn, SchemaFn, TaskSupport, ToolCall, ToolDescriptor};
+use crate::tool::descriptor::ToolDescriptor;
 use crate::tool::{Str, ToolAnnotations};
 use futures_util::FutureExt as _;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use std::future::IntoFuture as _;
 use std::sync::{Arc, Weak};
 use tokio::sync::broadcast::error::RecvError;
@@ -147,39 +147,26 @@ impl Mount {
             idempotent: hint("idempotentHint"),
             open_world: hint("openWorldHint"),
         };
-        let input_schema = match tool.input_schema {
-            Value::Object(schema) => schema,
-            _ => Map::from_iter([("type".to_owned(), Value::from("object"))]),
-        };
-        let output_schema = tool.output_schema.and_then(|schema| schema.as_object().cloned());
+        let mut builder = ToolDescriptor::builder(name).annotations(annotations).input_schema(tool.input_schema);
+        if let Some(title) = tool.title {
+            builder = builder.title(title);
+        }
+        if let Some(description) = tool.description {
+            builder = builder.description(description);
+        }
+        if let Some(meta) = tool.meta {
+            builder = builder.meta(meta);
+        }
+        if let Some(schema) = tool.output_schema {
+            builder = builder.output_schema(schema);
+        }
         let (client, remote) = (Arc::clone(&self.client), tool.name);
-        Some(ToolDescriptor {
-            name: name.into(),
-            title: tool.title.map(Str::from),
-            description: tool.description.map(Str::from),
-            annotations,
-            icons: &[],
-            meta: tool.meta.map(|meta| Value::Object(meta).to_string().into()),
-            confirm: false,
-            hidden: false,
-            scopes: &[],
-            param_headers: &[],
-            timeout: None,
-            task: TaskSupport::Forbidden,
-            input_schema: SchemaFn::Arc(Arc::new(move || input_schema.clone())),
-            input_schema_verbatim: true,
-            output_schema: OutputSchemaFn::Arc(Arc::new(move || output_schema.clone())),
-            call: CallFn::Arc(Arc::new(move |arguments, ctx| {
-                let arguments = arguments.map_or(Ok(Value::Null), |raw| serde_json::from_str(raw.get()));
-                match arguments {
-                    Ok(arguments) => ToolCall::Running(
-                        call_tool(Arc::clone(&client), remote.clone(), arguments, ctx.clone()).boxed(),
-                    ),
-                    Err(error) => ToolCall::Finished(CallToolResult::error(format!("invalid arguments: {error}"))),
-                }
-            })),
-            required_state: Vec::new(),
-        })
+        let built = builder
+            .handler(move |arguments, ctx| {
+                call_tool(Arc::clone(&client), remote.clone(), Value::Object(arguments), ctx)
+            })
+            .build();
+        built.map_err(|error| tracing::warn!(prefix = %self.prefix, "skipped a mounted tool: {error}")).ok()
     }
 
     fn resource(&self, resource: ResourceEntry) -> Option<ResourceDescriptor> {

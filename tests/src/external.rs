@@ -137,6 +137,47 @@ impl Drop for LambdaWatch {
     }
 }
 
+/// What the official Python SDK client sees of a stdio server started as `program args` with
+/// `env` set (`tests/python/sdk_client_report.py`): in each mode, `legacy` (2025-11-25) and
+/// `2026-07-28`, its listed tools and the results of `calls` (`[{"name", "arguments"}]`), as the
+/// SDK parsed them. Panics with the script's stderr when the client fails.
+pub fn python_sdk_report(
+    calls: &serde_json::Value,
+    program: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> serde_json::Value {
+    let script = repo_root().join("tests/python/sdk_client_report.py");
+    let output = Command::new(python())
+        .arg(script)
+        .arg(calls.to_string())
+        .arg(program)
+        .args(args)
+        .current_dir(repo_root().join("tests/python"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .expect("the venv's python runs");
+    assert!(
+        output.status.success(),
+        "the Python SDK client failed ({}):\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!("the client's report is not JSON ({e}): {}", String::from_utf8_lossy(&output.stdout))
+    })
+}
+
+/// httpbin (PyPI `httpbin[mainapp]`, in the venv of `scripts/python-env.sh`) under gunicorn: a
+/// real HTTP service nobody here wrote, which serves its own Swagger 2.0 document at `/spec.json`.
+pub fn httpbin() -> HttpProcess {
+    let gunicorn = repo_root().join("target/python-venv/bin/gunicorn");
+    assert!(executable(&gunicorn), "{} is missing: run scripts/python-env.sh", gunicorn.display());
+    HttpProcess::start(&gunicorn, &["--bind", "127.0.0.1:{port}", "--log-level", "warning", "httpbin:app"])
+}
+
 /// A server process on a port of 127.0.0.1, killed when dropped.
 pub struct HttpProcess {
     child: Child,
@@ -174,6 +215,11 @@ impl HttpProcess {
             std::thread::sleep(Duration::from_millis(50));
         }
         process
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn origin(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
     }
 
     /// `http://127.0.0.1:PORT/mcp`.

@@ -102,10 +102,23 @@ pub trait PromptDef {
     fn descriptor() -> PromptDescriptor;
 }
 
-/// The prompts of a server, in order; built by `prompts![...]`.
+/// The prompts of a server, in order; built by `prompts![...]`, or collected from descriptors
+/// ([`PromptDescriptor::builder`]).
 #[derive(Default)]
 pub struct PromptSet {
     pub(crate) prompts: Vec<PromptDescriptor>,
+}
+
+impl From<PromptDescriptor> for PromptSet {
+    fn from(item: PromptDescriptor) -> Self {
+        Self { prompts: vec![item] }
+    }
+}
+
+impl FromIterator<PromptDescriptor> for PromptSet {
+    fn from_iter<I: IntoIterator<Item = PromptDescriptor>>(items: I) -> Self {
+        Self { prompts: items.into_iter().collect() }
+    }
 }
 
 impl PromptSet {

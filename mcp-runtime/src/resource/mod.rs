@@ -255,10 +255,23 @@ pub trait ResourceDef {
     fn descriptor() -> ResourceDescriptor;
 }
 
-/// The resources of a server, in order; built by `resources![...]`.
+/// The resources of a server, in order; built by `resources![...]`, or collected from
+/// descriptors ([`ResourceDescriptor::builder`]).
 #[derive(Default)]
 pub struct ResourceSet {
     pub(crate) resources: Vec<ResourceDescriptor>,
+}
+
+impl From<ResourceDescriptor> for ResourceSet {
+    fn from(item: ResourceDescriptor) -> Self {
+        Self { resources: vec![item] }
+    }
+}
+
+impl FromIterator<ResourceDescriptor> for ResourceSet {
+    fn from_iter<I: IntoIterator<Item = ResourceDescriptor>>(items: I) -> Self {
+        Self { resources: items.into_iter().collect() }
+    }
 }
 
 impl ResourceSet {

@@ -35,8 +35,9 @@ pub enum TaskSupport {
     Required,
 }
 
-/// Everything the runtime knows about one tool. Generated code builds it; the fields are
-/// `#[doc(hidden)]`-stable for the macros.
+/// Everything the runtime knows about one tool: what `#[mcp_tool]` generates, and what
+/// [`ToolDescriptor::builder`] builds at run time (prefer it to filling the fields, which the
+/// macros write and which may grow).
 #[derive(Clone)]
 pub struct ToolDescriptor {
     /// The wire name.

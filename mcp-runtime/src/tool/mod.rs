@@ -15,7 +15,7 @@ pub use result::{CallToolResult, IntoToolResult, Json};
 pub use crate::protocol::Icon;
 pub use descriptor::Str;
 pub use descriptor::TaskSupport;
-use descriptor::ToolDescriptor;
+pub use descriptor::ToolDescriptor;
 pub(crate) use descriptor::raw_meta;
 pub use profile::SchemaProfile;
 use serde::Serialize;
@@ -34,8 +34,9 @@ pub trait ToolDef {
     fn descriptor() -> ToolDescriptor;
 }
 
-/// The hints a client may show about a tool (`ToolAnnotations` on the wire).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+/// The hints a client may show about a tool (`ToolAnnotations` on the wire; read from it too,
+/// e.g. from a file of tool definitions).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolAnnotations {
     /// The tool does not modify its environment.
@@ -58,10 +59,23 @@ impl ToolAnnotations {
     }
 }
 
-/// The tools of a server, in the order they were listed; built by `tools![...]`.
+/// The tools of a server, in the order they were listed; built by `tools![...]`, or collected
+/// from descriptors ([`ToolDescriptor::builder`]: `ToolSet::from_iter([a, b])`, `a.into()`).
 #[derive(Default)]
 pub struct ToolSet {
     pub(crate) tools: Vec<ToolDescriptor>,
+}
+
+impl From<ToolDescriptor> for ToolSet {
+    fn from(item: ToolDescriptor) -> Self {
+        Self { tools: vec![item] }
+    }
+}
+
+impl FromIterator<ToolDescriptor> for ToolSet {
+    fn from_iter<I: IntoIterator<Item = ToolDescriptor>>(items: I) -> Self {
+        Self { tools: items.into_iter().collect() }
+    }
 }
 
 impl ToolSet {
