@@ -45,6 +45,9 @@ mod message;
 pub mod middleware;
 #[cfg(feature = "client")]
 mod mount;
+#[cfg(feature = "oauth-proxy")]
+#[cfg_attr(docsrs, doc(cfg(feature = "oauth-proxy")))]
+pub mod oauth_proxy;
 #[cfg(any(feature = "auth", feature = "client"))]
 mod outbound_tls;
 mod param;

@@ -41,6 +41,8 @@ pub struct HttpConfig {
     pub(super) keep_alive: Option<Duration>,
     #[cfg(feature = "auth")]
     pub(super) auth: Option<crate::auth::AuthConfig>,
+    #[cfg(feature = "oauth-proxy")]
+    pub(super) routes: Option<super::routes::SharedRoutes>,
 }
 
 /// Which `Host` or `Origin` values are served.
@@ -79,6 +81,8 @@ impl Default for HttpConfig {
             keep_alive: Some(Duration::from_secs(15)),
             #[cfg(feature = "auth")]
             auth: None,
+            #[cfg(feature = "oauth-proxy")]
+            routes: None,
         }
     }
 }
@@ -254,6 +258,19 @@ impl HttpConfig {
     #[cfg(feature = "auth")]
     pub fn auth(mut self, auth: crate::auth::AuthConfig) -> Self {
         self.auth = Some(auth);
+        self
+    }
+
+    /// The endpoint's path, for what derives URLs from it.
+    #[cfg(feature = "oauth-proxy")]
+    pub(crate) fn endpoint_path(&self) -> &str {
+        &self.path
+    }
+
+    /// Serves `routes` beside the endpoint (the authorization-server façade).
+    #[cfg(feature = "oauth-proxy")]
+    pub(crate) fn routes(mut self, routes: std::sync::Arc<dyn super::routes::Routes>) -> Self {
+        self.routes = Some(super::routes::SharedRoutes(routes));
         self
     }
 
