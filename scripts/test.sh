@@ -51,7 +51,7 @@ step "cargo test"
 # tests/tests/replicas.rs and cluster_rig.rs run replicas of the conformance fixture; the
 # client tests (client_own.rs, client_stubs.rs) and cargo-mcp/tests/cli.rs run it, calculator,
 # notes and http-server as processes; oauth_e2e.rs runs auth-server.
-cargo build --locked -p conformance -p calculator -p notes -p http-server -p auth-server -p cargo-mcp
+cargo build --locked -p conformance -p calculator -p notes -p http-server -p auth-server -p auth-proxy -p cargo-mcp
 cargo test --workspace --all-features --locked
 
 step "fuzz targets, once over their seeds (stable build, no instrumentation)"
