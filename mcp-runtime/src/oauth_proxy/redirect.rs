@@ -38,7 +38,7 @@ pub(super) fn matches(registered: &[String], requested: &str) -> bool {
 /// Both loopback `http` URIs that differ at most in their port.
 fn same_but_loopback_port(registered: &str, requested: &str) -> bool {
     let (Ok(mut a), Ok(mut b)) = (Url::parse(registered), Url::parse(requested)) else { return false };
-    if a.scheme() != "http" || !is_loopback(&a) || requested.contains('#') {
+    if a.scheme() != "http" || !is_loopback(&a) {
         return false;
     }
     let _ = a.set_port(None);
