@@ -8,7 +8,13 @@
 # `scripts/conformance.sh client`: the suite's mock servers against `examples/conformance-client`
 # (written on `mcp_runtime::client`), every client scenario of 2025-11-25 and of 2026-07-28 (the
 # extensions the suite runs with them too), then the skills extension's (SEP-2640).
-# With no argument, both. Exits non-zero on any failed check, with no list of expected failures.
+# `scripts/conformance.sh authorization`: the suite's authorization-server scenarios
+# (`authorization-server-metadata-endpoint`, `authorization-code-grant`) against the issuer
+# `AUTHORIZATION_URL`, as the client `AUTHORIZATION_CLIENT_ID` (registered with the redirect URI
+# `http://127.0.0.1:$AUTHORIZATION_CALLBACK_PORT/callback`, default port 3000). The suite prints
+# an authorization URL and waits 5 minutes for a browser to sign in and reach its callback:
+# `tests/tests/oauth_proxy_conformance.rs` is that browser for examples/auth-proxy. Never part of `all`.
+# With no argument, server and client. Exits non-zero on any failed check, with no list of expected failures.
 #
 # Needs Node >= 22 (see scripts/node-env.sh, which installs it under `.node/` when missing).
 # Results go to `target/conformance/<run>/` (`CONFORMANCE_RESULTS` names another folder).
@@ -27,8 +33,8 @@ log() { printf '\n=== %s\n' "$*" >&2; }
 
 part="${1:-all}"
 case "$part" in
-    all | server | client) ;;
-    *) echo "usage: $0 [server|client]" >&2; exit 2 ;;
+    all | server | client | authorization) ;;
+    *) echo "usage: $0 [server|client|authorization]" >&2; exit 2 ;;
 esac
 
 # --- Node 22 -------------------------------------------------------------------------------------
@@ -193,8 +199,20 @@ client_side() {
     done
 }
 
-if [[ "$part" != client ]]; then server_side; fi
-if [[ "$part" != server ]]; then client_side; fi
+# --- An authorization server: the suite as its OAuth client ------------------------------------
+authorization_side() {
+    [[ -n "${AUTHORIZATION_URL:-}" ]] || { echo "set AUTHORIZATION_URL to the authorization server's issuer" >&2; exit 2; }
+    local args=(--url "$AUTHORIZATION_URL" --port "${AUTHORIZATION_CALLBACK_PORT:-3000}")
+    if [[ -n "${AUTHORIZATION_CLIENT_ID:-}" ]]; then args+=(--client-id "$AUTHORIZATION_CLIENT_ID"); fi
+    run authorization authorization "" "${args[@]}"
+}
+
+case "$part" in
+    authorization) authorization_side ;;
+    server) server_side ;;
+    client) client_side ;;
+    all) server_side; client_side ;;
+esac
 
 if ((${#failed[@]})); then
     log "FAILED: ${failed[*]} (details: $results/<run>/**/checks.json)"

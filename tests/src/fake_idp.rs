@@ -7,7 +7,7 @@
 
 use http_body_util::{BodyExt as _, Full};
 use hyper::body::{Bytes, Incoming};
-use hyper::{Request, Response, StatusCode};
+use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use sha2::Digest as _;
@@ -88,6 +88,45 @@ impl FakeIdp {
     pub fn paths(&self) -> Vec<String> {
         self.state.paths.lock().unwrap().clone()
     }
+}
+
+impl FakeIdp {
+    /// What a browser does from a façade's authorization URL (its path and query, on `facade`)
+    /// to the redirect back to the client: this provider's login (at once), and the façade's
+    /// consent form when it shows one (allowed, with its cookie). The URL of that redirect.
+    pub async fn sign_in_through(&self, facade: SocketAddr, authorize: &str) -> String {
+        let origin = format!("http://{facade}");
+        let façade = crate::HttpClient::new(facade);
+        let reply = façade.send(Method::GET, authorize, &[], Vec::new()).await;
+        assert_eq!(reply.status, StatusCode::SEE_OTHER, "{:?}", reply.headers);
+        let upstream =
+            reply.header("location").unwrap().strip_prefix(&self.issuer()).expect("to the upstream").to_owned();
+        let reply = crate::HttpClient::new(self.address).send(Method::GET, &upstream, &[], Vec::new()).await;
+        let callback = reply.header("location").unwrap().strip_prefix(&origin).expect("back to the façade").to_owned();
+        let reply = façade.send(Method::GET, &callback, &[], Vec::new()).await;
+        let reply = if reply.status == StatusCode::OK {
+            let cookie = reply.header("set-cookie").unwrap().split(';').next().unwrap().to_owned();
+            let page = String::from_utf8(reply.bytes().await).unwrap();
+            let form = form_urlencoded::Serializer::new(String::new())
+                .append_pair("page", &form_value(&page, "page"))
+                .append_pair("csrf", &form_value(&page, "csrf"))
+                .append_pair("decision", "allow")
+                .finish();
+            let headers = [("content-type", "application/x-www-form-urlencoded"), ("cookie", cookie.as_str())];
+            façade.send(Method::POST, "/oauth/consent", &headers, form.into_bytes()).await
+        } else {
+            reply
+        };
+        assert_eq!(reply.status, StatusCode::SEE_OTHER, "{:?}", reply.headers);
+        reply.header("location").unwrap().to_owned()
+    }
+}
+
+/// The value of the input `name` of an HTML form.
+pub fn form_value(page: &str, name: &str) -> String {
+    let marker = format!("name=\"{name}\" value=\"");
+    let start = page.find(&marker).unwrap_or_else(|| panic!("no {name} in {page}")) + marker.len();
+    page[start..].split('"').next().unwrap().to_owned()
 }
 
 impl Drop for FakeIdp {

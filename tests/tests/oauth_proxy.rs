@@ -12,7 +12,7 @@ use mcp_runtime::http::HttpConfig;
 use mcp_runtime::oauth_proxy::{OAuthProxy, Upstream};
 use mcp_runtime::prelude::*;
 use mcp_tests::HttpClient;
-use mcp_tests::fake_idp::{self, FakeIdp};
+use mcp_tests::fake_idp::{self, FakeIdp, form_value};
 use mcp_tests::http::Reply;
 use serde_json::{Value, json};
 use sha2::Digest as _;
@@ -90,23 +90,7 @@ impl Rig {
     /// `/oauth/authorize` with a valid request for `client`, changed by `extra` (a value of ""
     /// leaves the parameter out).
     async fn authorize(&self, client: &str, extra: &[(&str, &str)]) -> Reply {
-        let challenge = s256(VERIFIER);
-        let mut params = vec![
-            ("response_type", "code"),
-            ("client_id", client),
-            ("redirect_uri", REDIRECT),
-            ("code_challenge", challenge.as_str()),
-            ("code_challenge_method", "S256"),
-            ("state", "client-state"),
-        ];
-        for (name, value) in extra {
-            params.retain(|(n, _)| n != name);
-            if !value.is_empty() {
-                params.push((name, value));
-            }
-        }
-        let query = form_urlencoded::Serializer::new(String::new()).extend_pairs(&params).finish();
-        self.get(&format!("/oauth/authorize?{query}")).await
+        self.get(&authorize_path(client, extra)).await
     }
 
     /// The upstream's login for the Location an `/oauth/authorize` answered with: the path of
@@ -130,21 +114,14 @@ impl Rig {
         let cookie = reply.header("set-cookie").unwrap().split(';').next().unwrap().to_owned();
         let page = String::from_utf8(reply.bytes().await).unwrap();
         assert!(page.contains("Test client") && page.contains("127.0.0.1") && page.contains(fake_idp::LOGIN), "{page}");
-        (hidden(&page, "page"), hidden(&page, "csrf"), cookie)
+        (form_value(&page, "page"), form_value(&page, "csrf"), cookie)
     }
 
     /// The whole sign-in for `client`: the code our redirect carries (through the consent page
     /// unless the user already consented).
     async fn sign_in(&self, client: &str) -> String {
-        let callback = self.upstream_login(&self.authorize(client, &[]).await).await;
-        let reply = self.get(&callback).await;
-        if reply.status == StatusCode::SEE_OTHER {
-            return code_of(&reply);
-        }
-        let (page, csrf, cookie) = Self::read_consent_page(reply).await;
-        let form = [("page", page.as_str()), ("csrf", csrf.as_str()), ("decision", "allow")];
-        let reply = self.post_form("/oauth/consent", &form, &[("cookie", &cookie)]).await;
-        code_of(&reply)
+        let location = self.idp.sign_in_through(self.address, &authorize_path(client, &[])).await;
+        code_in(&location)
     }
 
     async fn token(&self, form: &[(&str, &str)]) -> (StatusCode, Value) {
@@ -193,11 +170,25 @@ fn s256(verifier: &str) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(verifier.as_bytes()))
 }
 
-/// The value of the hidden input `name` of a page.
-fn hidden(page: &str, name: &str) -> String {
-    let marker = format!("name=\"{name}\" value=\"");
-    let start = page.find(&marker).unwrap_or_else(|| panic!("no {name} in {page}")) + marker.len();
-    page[start..].split('"').next().unwrap().to_owned()
+/// The path and query of a valid authorization request for `client`, changed by `extra` (a
+/// value of "" leaves the parameter out).
+fn authorize_path(client: &str, extra: &[(&str, &str)]) -> String {
+    let challenge = s256(VERIFIER);
+    let mut params = vec![
+        ("response_type", "code"),
+        ("client_id", client),
+        ("redirect_uri", REDIRECT),
+        ("code_challenge", challenge.as_str()),
+        ("code_challenge_method", "S256"),
+        ("state", "client-state"),
+    ];
+    for (name, value) in extra {
+        params.retain(|(n, _)| n != name);
+        if !value.is_empty() {
+            params.push((name, value));
+        }
+    }
+    format!("/oauth/authorize?{}", form_urlencoded::Serializer::new(String::new()).extend_pairs(&params).finish())
 }
 
 /// The query parameters of a redirect to the client.
@@ -209,10 +200,19 @@ fn redirect_params(reply: &Reply) -> std::collections::HashMap<String, String> {
     form_urlencoded::parse(query.as_bytes()).into_owned().collect()
 }
 
-fn code_of(reply: &Reply) -> String {
-    let params = redirect_params(reply);
+/// The code of a redirect to the client at `location`.
+fn code_in(location: &str) -> String {
+    let query =
+        location.strip_prefix(&format!("{REDIRECT}?")).unwrap_or_else(|| panic!("not to the client: {location}"));
+    let params: std::collections::HashMap<String, String> =
+        form_urlencoded::parse(query.as_bytes()).into_owned().collect();
     assert_eq!(params.get("state").map(String::as_str), Some("client-state"));
     params.get("code").unwrap_or_else(|| panic!("no code: {params:?}")).clone()
+}
+
+fn code_of(reply: &Reply) -> String {
+    assert_eq!(reply.status, StatusCode::SEE_OTHER, "{:?}", reply.headers);
+    code_in(reply.header("location").unwrap())
 }
 
 /// An error page: no redirect at all.
