@@ -13,7 +13,8 @@
 //! `https://github.com` for GitHub. Register `{PUBLIC_URL}/oauth/callback` as the redirect URI
 //! of the client created at the provider. MCP is served at `{PUBLIC_URL}/mcp`, the metadata at
 //! `{PUBLIC_URL}/.well-known/oauth-authorization-server`. `UPSTREAM_SCOPES` replaces the
-//! scopes asked of the provider (space-separated).
+//! scopes asked of the provider (space-separated); `ACCESS_TOKEN_TTL` how many seconds the
+//! server's access tokens live (default 600).
 
 use mcp_runtime::auth::AuthInfo;
 use mcp_runtime::http::HttpConfig;
@@ -50,7 +51,10 @@ async fn main() -> mcp_runtime::Result<()> {
     if let Ok(scopes) = std::env::var("UPSTREAM_SCOPES") {
         upstream = upstream.scopes(scopes.split_whitespace());
     }
-    let proxy = OAuthProxy::new(upstream, public_url)?.server_name("the auth-proxy example");
+    let mut proxy = OAuthProxy::new(upstream, public_url)?.server_name("the auth-proxy example");
+    if let Some(seconds) = std::env::var("ACCESS_TOKEN_TTL").ok().and_then(|s| s.parse().ok()) {
+        proxy = proxy.access_token_lifetime(std::time::Duration::from_secs(seconds));
+    }
     let service = server!().tools(tools![whoami]).into_http_service(HttpConfig::default().oauth_proxy(proxy))?;
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
         .await
