@@ -14,6 +14,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
+#[cfg(feature = "oauth-proxy")]
+pub mod authorization_suite;
 pub mod browser;
 #[cfg(feature = "client")]
 pub mod client_kit;

@@ -183,6 +183,24 @@ async fn cargo_mcp_signs_in_through_the_oauth_facade() {
     assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
 }
 
+/// The official suite's authorization-server scenarios (`scripts/conformance.sh authorization`)
+/// against the façade with `oidc-provider` upstream, Chromium the user who signs in for the suite.
+#[cfg(feature = "oauth-proxy")]
+#[tokio::test]
+async fn the_official_suite_finds_no_fault_in_the_oauth_facade() {
+    let rig = ProxiedServer::start(Duration::from_secs(600));
+    let user = SignIn::new("erin");
+    let callback_port = mcp_tests::cluster::free_port();
+    mcp_tests::authorization_suite::run(rig.issuer(), callback_port, |url| {
+        let program = user.program().to_owned();
+        async move {
+            let signed_in = tokio::process::Command::new(program).arg(&url).status().await.unwrap();
+            assert!(signed_in.success(), "the sign-in in Chromium failed");
+        }
+    })
+    .await;
+}
+
 /// `cargo mcp` with its tokens kept in `tokens` (a file of the test's own).
 fn cargo_mcp(tokens: &Path, args: &[&str]) -> tokio::process::Command {
     let mut command = tokio::process::Command::new(example_binary("cargo-mcp"));
