@@ -17,6 +17,7 @@ use mcp_tests::http::Reply;
 use serde_json::{Value, json};
 use sha2::Digest as _;
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 const REDIRECT: &str = "http://127.0.0.1:9999/cb";
 const VERIFIER: &str = "a-pkce-verifier-of-the-mcp-client-0123456789abcdef";
@@ -33,7 +34,7 @@ fn whoami(caller: AuthInfo) -> String {
 }
 
 struct Rig {
-    idp: FakeIdp,
+    idp: Arc<FakeIdp>,
     address: SocketAddr,
     http: HttpClient,
 }
@@ -44,11 +45,16 @@ impl Rig {
     }
 
     async fn start_with(configure: impl FnOnce(OAuthProxy) -> OAuthProxy) -> Self {
-        let idp = FakeIdp::start().await;
+        let idp = Arc::new(FakeIdp::start().await);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
-        let upstream = Upstream::oidc(idp.issuer(), fake_idp::CLIENT_ID, fake_idp::CLIENT_SECRET);
-        let proxy = configure(OAuthProxy::new(upstream, format!("http://{address}")).unwrap().scopes(["mcp"]));
+        let proxy = configure(proxy_for(&idp, &format!("http://{address}")));
+        Self::serve(idp, listener, proxy)
+    }
+
+    /// The server with `proxy` on `listener`.
+    fn serve(idp: Arc<FakeIdp>, listener: tokio::net::TcpListener, proxy: OAuthProxy) -> Self {
+        let address = listener.local_addr().unwrap();
         let service =
             server!().tools(tools![whoami]).into_http_service(HttpConfig::default().oauth_proxy(proxy)).unwrap();
         tokio::spawn(service.serve(listener, std::future::pending()));
@@ -164,6 +170,12 @@ impl Rig {
         let answers = client.request(2, "tools/call", json!({"name": "whoami", "arguments": {}})).await;
         Ok(answers.last().unwrap()["result"]["content"][0]["text"].as_str().unwrap().to_owned())
     }
+}
+
+/// A façade at `public_url` signing users in at `idp`.
+fn proxy_for(idp: &FakeIdp, public_url: &str) -> OAuthProxy {
+    let upstream = Upstream::oidc(idp.issuer(), fake_idp::CLIENT_ID, fake_idp::CLIENT_SECRET);
+    OAuthProxy::new(upstream, public_url).unwrap().scopes(["mcp"])
 }
 
 fn s256(verifier: &str) -> String {
@@ -468,4 +480,37 @@ async fn an_upstream_outage_is_503() {
     let reply = rig.get(&callback).await;
     assert_eq!(reply.status, StatusCode::SERVICE_UNAVAILABLE);
     assert!(reply.header("retry-after").is_some());
+}
+
+/// Two replicas behind one URL, sharing a `RedisProxyStore` and one signing key: a code issued
+/// by one is redeemed at the other, and a refresh token rotated at one and reused at the other
+/// revokes the grant for both (needs redis-server: feature `services`).
+#[cfg(feature = "services")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replicas_share_sign_ins_through_redis() {
+    use mcp_runtime::SessionStore;
+    use mcp_runtime::oauth_proxy::RedisProxyStore;
+    let redis = mcp_tests::cluster::Redis::start();
+    let store = SessionStore::redis(&redis.url()).unwrap();
+    let idp = Arc::new(FakeIdp::start().await);
+    let (one, two) = (
+        tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap(),
+        tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap(),
+    );
+    // Both answer for the first one's URL, as replicas behind a load balancer do; each has a
+    // store of its own on the same Redis, and they share the signing key.
+    let proxy = proxy_for(&idp, &format!("http://{}", one.local_addr().unwrap()));
+    let one = Rig::serve(Arc::clone(&idp), one, proxy.clone().store(RedisProxyStore::new(&store).unwrap()));
+    let two = Rig::serve(idp, two, proxy.store(RedisProxyStore::new(&store).unwrap()));
+
+    let client = one.register(&[REDIRECT]).await;
+    let code = one.sign_in(&client).await;
+    let (status, tokens) = two.redeem(&client, &code).await;
+    assert_eq!(status, StatusCode::OK, "{tokens}");
+    assert!(two.whoami(tokens["access_token"].as_str().unwrap()).await.is_ok());
+    let (status, rotated) = two.refresh(&client, tokens["refresh_token"].as_str().unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = one.refresh(&client, tokens["refresh_token"].as_str().unwrap()).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "the reuse is seen by the other replica");
+    assert_eq!(two.whoami(rotated["access_token"].as_str().unwrap()).await, Err(StatusCode::UNAUTHORIZED));
 }

@@ -14,6 +14,7 @@
 //! | `config.rs` | [`OAuthProxy`]: the public configuration |
 //! | `upstream.rs` | [`Upstream`]: the provider's endpoints (presets, OpenID discovery), its code exchange and the user's identity |
 //! | `store.rs` | [`ProxyStore`], [`MemoryStore`]: clients, sign-ins in progress, codes, consents, grants |
+//! | `redis_store.rs` | [`RedisProxyStore`] (with feature `redis`): the records in the replicas' Redis |
 //! | `random.rs` | unguessable values and their digests |
 //! | `redirect.rs` | which redirect URIs a client may register, and which match (RFC 8252 loopback ports) |
 //! | `cimd.rs` | Client ID Metadata Documents fetched safely: https, public addresses, size and time limits |
@@ -39,6 +40,8 @@ mod keys;
 mod page;
 mod random;
 mod redirect;
+#[cfg(feature = "redis")]
+mod redis_store;
 mod routes;
 mod store;
 mod token;
@@ -46,5 +49,7 @@ mod upstream;
 mod verifier;
 
 pub use config::OAuthProxy;
+#[cfg(feature = "redis")]
+pub use redis_store::RedisProxyStore;
 pub use store::{MemoryStore, ProxyStore};
 pub use upstream::Upstream;
