@@ -19,7 +19,7 @@ impl TokenVerifier for GrantVerifier {
         let grant = match facade.get::<Grant>(&key::grant(grant_id)).await {
             Ok(Some(grant)) => grant,
             Ok(None) => return Err(AuthError::invalid_token("the token was revoked")),
-            Err(_) => return Err(AuthError::invalid_token("the token could not be checked")),
+            Err(_) => return Err(AuthError::unavailable("the token could not be checked")),
         };
         if caller.client_id() != Some(grant.client_id.as_str()) {
             return Err(AuthError::invalid_token("the token does not match its grant"));
