@@ -14,7 +14,13 @@
 # `scripts/conformance.sh client`: the suite's mock servers against `examples/conformance-client`
 # (written on `mcp_runtime::client`), every client scenario of 2025-11-25 and of 2026-07-28 (the
 # extensions the suite runs with them too), then the skills extension's (SEP-2640).
-# With no argument, all three. Exits non-zero on any failed check; only the sessionless run has
+# `scripts/conformance.sh authorization`: the suite's authorization-server scenarios
+# (`authorization-server-metadata-endpoint`, `authorization-code-grant`) against the issuer
+# `AUTHORIZATION_URL`, as the client `AUTHORIZATION_CLIENT_ID` (registered with the redirect URI
+# `http://127.0.0.1:$AUTHORIZATION_CALLBACK_PORT/callback`, default port 3000). The suite prints
+# an authorization URL and waits 5 minutes for a browser to sign in and reach its callback:
+# `tests/tests/oauth_proxy_conformance.rs` is that browser for examples/auth-proxy. Never part of `all`.
+# With no argument, server, sessionless and client. Exits non-zero on any failed check; only the sessionless run has
 # a list of expected failures.
 #
 # Needs Node >= 22 (see scripts/node-env.sh, which installs it under `.node/` when missing).
@@ -34,8 +40,8 @@ log() { printf '\n=== %s\n' "$*" >&2; }
 
 part="${1:-all}"
 case "$part" in
-    all | server | sessionless | client) ;;
-    *) echo "usage: $0 [server|sessionless|client]" >&2; exit 2 ;;
+    all | server | sessionless | client | authorization) ;;
+    *) echo "usage: $0 [server|sessionless|client|authorization]" >&2; exit 2 ;;
 esac
 
 # --- Node 22 -------------------------------------------------------------------------------------
@@ -245,6 +251,15 @@ client_side() {
     done
 }
 
+# --- An authorization server: the suite as its OAuth client ------------------------------------
+authorization_side() {
+    [[ -n "${AUTHORIZATION_URL:-}" ]] || { echo "set AUTHORIZATION_URL to the authorization server's issuer" >&2; exit 2; }
+    local args=(--url "$AUTHORIZATION_URL" --port "${AUTHORIZATION_CALLBACK_PORT:-3000}")
+    if [[ -n "${AUTHORIZATION_CLIENT_ID:-}" ]]; then args+=(--client-id "$AUTHORIZATION_CLIENT_ID"); fi
+    run authorization authorization "" "${args[@]}"
+}
+
+if [[ "$part" == authorization ]]; then authorization_side; fi
 if [[ "$part" == all || "$part" == server ]]; then server_side; fi
 if [[ "$part" == all || "$part" == sessionless ]]; then sessionless_side; fi
 if [[ "$part" == all || "$part" == client ]]; then client_side; fi

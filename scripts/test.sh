@@ -68,9 +68,9 @@ scripts/mcpb.sh
 step "cargo test"
 # tests/tests/replicas.rs and cluster_rig.rs run replicas of the conformance fixture; the
 # client tests (client_own.rs, client_stubs.rs) and cargo-mcp/tests/cli.rs run it, calculator,
-# notes and http-server as processes; oauth_e2e.rs runs auth-server; json_tools.rs runs json-tools,
-# openapi.rs runs openapi against httpbin (in the Python venv).
-cargo build --locked -p conformance -p calculator -p notes -p http-server -p auth-server -p json-tools -p openapi -p cargo-mcp
+# notes and http-server as processes; oauth_e2e.rs runs auth-server and auth-proxy; json_tools.rs
+# runs json-tools, openapi.rs runs openapi against httpbin (in the Python venv).
+cargo build --locked -p conformance -p calculator -p notes -p http-server -p auth-server -p auth-proxy -p json-tools -p openapi -p cargo-mcp
 # tests/tests/lambda.rs runs examples/lambda under `cargo lambda watch`, which builds it with
 # `cargo run -p lambda`: built alone here, with the features that command unifies, it is up to date.
 cargo build --locked -p lambda

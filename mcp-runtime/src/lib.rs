@@ -46,6 +46,9 @@ mod message;
 pub mod middleware;
 #[cfg(feature = "client")]
 mod mount;
+#[cfg(feature = "oauth-proxy")]
+#[cfg_attr(docsrs, doc(cfg(feature = "oauth-proxy")))]
+pub mod oauth_proxy;
 #[cfg(feature = "openapi")]
 #[cfg_attr(docsrs, doc(cfg(feature = "openapi")))]
 pub mod openapi;

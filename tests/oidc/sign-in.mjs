@@ -15,8 +15,8 @@ import puppeteer from 'puppeteer-core';
 
 /** How long the whole sign-in may take. */
 const TIMEOUT_MS = 60_000;
-/** Pages to go through before giving up: login, consent, and a spare. */
-const MAX_PAGES = 4;
+/** Pages to go through before giving up: login, consent, a façade's consent, and a spare. */
+const MAX_PAGES = 5;
 
 const fail = (message) => {
   console.error(`sign-in.mjs: ${message}`);
@@ -29,6 +29,9 @@ const authorization = new URL(authorizationUrl);
 const redirectUri = authorization.searchParams.get('redirect_uri');
 if (!redirectUri) fail(`the authorization URL has no redirect_uri: ${authorizationUrl}`);
 const allowedOrigins = new Set([authorization.origin, new URL(redirectUri).origin]);
+// Every loopback origin too: an authorization server that is a façade sends the browser on to
+// its upstream provider, another local port.
+const local = (url) => ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
 const login = process.env.SIGN_IN_LOGIN || 'alice';
 
 const timer = setTimeout(() => fail(`not redirected to ${redirectUri} within ${TIMEOUT_MS} ms`), TIMEOUT_MS);
@@ -43,7 +46,8 @@ try {
   const page = await browser.newPage();
   await page.setRequestInterception(true);
   page.on('request', (request) => {
-    const allowed = allowedOrigins.has(new URL(request.url()).origin);
+    const url = new URL(request.url());
+    const allowed = allowedOrigins.has(url.origin) || local(url);
     (allowed ? request.continue() : request.abort()).catch(() => {});
   });
   // The client's callback: its answer is what this script waits for.
@@ -56,7 +60,9 @@ try {
     if (prompt === 'login') {
       await page.type('input[name=login]', login);
       await page.type('input[name=password]', 'any password: the development pages accept it');
-    } else if (prompt !== 'consent') {
+    } else if (prompt !== 'consent' && !(await page.$('form[action="/oauth/consent"]'))) {
+      // Neither the provider's pages nor the consent page of mcp_runtime's façade (whose first
+      // button is Allow).
       fail(`at ${page.url()}, neither a login nor a consent page:\n${await pageText(page)}`);
     }
     await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('form [type=submit]')]);

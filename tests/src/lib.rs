@@ -4,7 +4,8 @@
 //! Streamable HTTP client, a rig of several replicas behind nginx on a shared Redis
 //! (`cluster`), a headless Chromium loading pages from origins of the test's choosing
 //! (`browser`), a malicious MCP server for the client's tests (`hostile_server`), and a real
-//! OpenID provider with a server that trusts it and a user who signs in (`oidc`).
+//! OpenID provider with a server that trusts it and a user who signs in (`oidc`), and a small
+//! one in the test's process, the upstream of the authorization-server façade (`fake_idp`).
 
 use mcp_runtime::testing::ServerMessage;
 use serde_json::{Value, json};
@@ -13,11 +14,15 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
+#[cfg(feature = "oauth-proxy")]
+pub mod authorization_suite;
 pub mod browser;
 #[cfg(feature = "client")]
 pub mod client_kit;
 pub mod cluster;
 pub mod external;
+#[cfg(feature = "oauth-proxy")]
+pub mod fake_idp;
 #[cfg(feature = "client")]
 pub mod hostile_oauth;
 pub mod hostile_server;

@@ -1,6 +1,7 @@
 //! A real authorization server for the OAuth end-to-end tests, and the user who signs in to it:
 //! panva's `oidc-provider` run by `tests/oidc/provider.mjs` ([`Provider`]), `examples/auth-server`
-//! trusting it ([`ProtectedServer`]), and headless Chromium filling in its login and consent pages
+//! trusting it ([`ProtectedServer`]), `examples/auth-proxy` signing its users in there
+//! ([`ProxiedServer`]), and headless Chromium filling in its login and consent pages
 //! through `tests/oidc/sign-in.mjs` ([`SignIn`]). Any OAuth client can be tested against the pair:
 //! it is given the server's URL and [`SignIn::program`] as its browser.
 //!
@@ -161,6 +162,81 @@ impl ProtectedServer {
         drop(self.server);
         self.provider.stop()
     }
+}
+
+/// `examples/auth-proxy` with a [`Provider`] as its upstream: the façade is the authorization
+/// server its MCP clients see, and holds a confidential client at the provider (registered
+/// there by Dynamic Client Registration, its redirect URI the façade's `/oauth/callback`).
+pub struct ProxiedServer {
+    server: HttpProcess,
+    provider: Provider,
+    public_url: String,
+}
+
+impl ProxiedServer {
+    /// Starts the provider, registers the façade's client with it, and starts the façade,
+    /// whose access tokens live `access_token_ttl`.
+    pub fn start(access_token_ttl: Duration) -> Self {
+        let port = free_port();
+        let public_url = format!("http://127.0.0.1:{port}");
+        let provider = Provider::start(&[&format!("{public_url}/mcp")], Duration::from_secs(3600));
+        let (client_id, client_secret) =
+            register_confidential_client(provider.issuer(), &format!("{public_url}/oauth/callback"));
+        let ttl = access_token_ttl.as_secs().max(1).to_string();
+        let env = [
+            ("UPSTREAM_ISSUER", provider.issuer()),
+            ("UPSTREAM_CLIENT_ID", client_id.as_str()),
+            ("UPSTREAM_CLIENT_SECRET", client_secret.as_str()),
+            ("UPSTREAM_SCOPES", "openid"),
+            ("PUBLIC_URL", public_url.as_str()),
+            ("ACCESS_TOKEN_TTL", ttl.as_str()),
+        ];
+        let server = HttpProcess::start_with(&example_binary("auth-proxy"), &[], port, &env);
+        Self { server, provider, public_url }
+    }
+
+    /// The MCP endpoint, `http://127.0.0.1:<port>/mcp`.
+    pub fn url(&self) -> String {
+        self.server.url()
+    }
+
+    /// The façade's issuer: `http://127.0.0.1:<port>`.
+    pub fn issuer(&self) -> &str {
+        &self.public_url
+    }
+
+    /// The upstream provider.
+    pub fn provider(&self) -> &Provider {
+        &self.provider
+    }
+}
+
+/// A confidential client (`client_secret_basic`) registered at `issuer`'s registration endpoint
+/// with one redirect URI: its id and secret. Plain HTTP/1.1 on a blocking socket, as the rest of
+/// this module starts processes.
+fn register_confidential_client(issuer: &str, redirect_uri: &str) -> (String, String) {
+    let body = serde_json::json!({
+        "redirect_uris": [redirect_uri],
+        "token_endpoint_auth_method": "client_secret_basic",
+        "grant_types": ["authorization_code"],
+        "response_types": ["code"],
+        "client_name": "mcp-runtime auth-proxy",
+    })
+    .to_string();
+    let address = issuer.trim_start_matches("http://");
+    let request = format!(
+        "POST /reg HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = std::net::TcpStream::connect(address).expect("connect to the provider");
+    std::io::Write::write_all(&mut stream, request.as_bytes()).expect("send the registration");
+    let mut answer = String::new();
+    std::io::Read::read_to_string(&mut stream, &mut answer).expect("read the registration's answer");
+    let json = answer.split_once("\r\n\r\n").map(|(_, body)| body).unwrap_or_default();
+    let client: Value =
+        serde_json::from_str(json).unwrap_or_else(|e| panic!("the registration's answer ({e}): {answer}"));
+    let text = |name: &str| client[name].as_str().unwrap_or_else(|| panic!("no {name} in {client}")).to_owned();
+    (text("client_id"), text("client_secret"))
 }
 
 /// The user: a program that takes an authorization URL, signs in as one login in headless

@@ -811,3 +811,26 @@ async fn an_untrusted_certificate_is_refused() {
     eventually("the server saw the attempt", || handshakes.lock().unwrap().0 == 1).await;
     assert_eq!(handshakes.lock().unwrap().1, 0, "no handshake completed");
 }
+
+/// An authorization server that cannot be reached (keys never fetched, introspection refused at
+/// the socket) makes requests wait, not sign in again: `503` with `Retry-After`, not `401`.
+#[tokio::test]
+async fn an_unreachable_authorization_server_is_503_not_401() {
+    let closed = {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        listener.local_addr().unwrap()
+    };
+    let jwks = JwtVerifier::from_jwks_url(format!("http://{closed}/jwks")).unwrap();
+    let introspection = IntrospectionVerifier::new(
+        format!("http://{closed}/introspect"),
+        ClientCredentials::basic(CLIENT_ID, CLIENT_SECRET),
+    )
+    .unwrap();
+    for address in [mcp_server(auth_config(jwks), None).await, mcp_server(auth_config(introspection), None).await] {
+        let client = HttpClient::new(address).with_bearer(&token("k1"));
+        let reply = client.post(&initialize()).await;
+        assert_eq!(reply.status, StatusCode::SERVICE_UNAVAILABLE);
+        assert!(reply.header("retry-after").is_some());
+        assert!(reply.header("www-authenticate").is_none(), "no challenge: the token was not refused");
+    }
+}

@@ -10,7 +10,7 @@ use hyper::Method;
 use mcp_tests::HttpClient;
 use mcp_tests::cluster::TempDir;
 use mcp_tests::external::{example_binary, python, repo_root};
-use mcp_tests::oidc::{ProtectedServer, SignIn};
+use mcp_tests::oidc::{ProtectedServer, ProxiedServer, SignIn};
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Output, Stdio};
@@ -48,16 +48,7 @@ async fn python_sdk_signs_in_refreshes_and_signs_in_again_after_revocation() {
     let rig = ProtectedServer::start(ACCESS_TOKEN_TTL);
     let user = SignIn::new("alice");
     let url = rig.url();
-    let run = tokio::process::Command::new(python())
-        .arg(repo_root().join("tests/python/oauth_client.py"))
-        .arg(&url)
-        .arg(user.program())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true)
-        .output();
-    let output = tokio::time::timeout(CLIENT_TIMEOUT, run).await;
+    let output = python_oauth_client(&url, &user).await;
     let events = rig.stop();
     let output = output
         .unwrap_or_else(|_| {
@@ -104,6 +95,110 @@ async fn python_sdk_signs_in_refreshes_and_signs_in_again_after_revocation() {
     let signed_in_again = ["grant.error:refresh_token:invalid_grant", "authorization", "grant:authorization_code"];
     assert!(after.len() >= 3 && after[..3] == signed_in_again, "{flow:#?}");
     assert!(after.len() == 3 || refreshes(&after[3..]), "{flow:#?}");
+}
+
+/// `tests/python/oauth_client.py` against `url`, `user` its browser, within [`CLIENT_TIMEOUT`].
+async fn python_oauth_client(url: &str, user: &SignIn) -> Result<std::io::Result<Output>, tokio::time::error::Elapsed> {
+    let run = tokio::process::Command::new(python())
+        .arg(repo_root().join("tests/python/oauth_client.py"))
+        .arg(url)
+        .arg(user.program())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .output();
+    tokio::time::timeout(CLIENT_TIMEOUT, run).await
+}
+
+/// The authorization-server façade end to end (issue 33): `examples/auth-proxy` is the
+/// authorization server the Python SDK's client meets (discovery, registration, PKCE, its consent
+/// page), and sends the user on to `oidc-provider` to sign in (its login and consent pages,
+/// then the façade's, all in Chromium); the tool sees the provider's subject; then a refresh;
+/// then the refresh token revoked at the façade, after which the SDK signs in again.
+#[tokio::test]
+async fn python_sdk_signs_in_through_the_oauth_facade() {
+    let rig = ProxiedServer::start(ACCESS_TOKEN_TTL);
+    let user = SignIn::new("carol");
+    let output = python_oauth_client(&rig.url(), &user).await.expect("the client finished in time").unwrap();
+    assert!(output.status.success(), "oauth_client.py failed ({})", output.status);
+    let report: Value = serde_json::from_slice(&output.stdout).expect("oauth_client.py prints one JSON report");
+    let calls = report["calls"].as_array().expect("the report's calls");
+    let phases: Vec<&str> = calls.iter().map(|call| call["phase"].as_str().unwrap()).collect();
+    assert_eq!(phases, ["signed in", "refreshed", "signed in again"]);
+    for call in calls {
+        assert_eq!(call["is_error"], false, "{call}");
+        let text = call["text"].as_str().unwrap();
+        assert!(text.contains("subject carol") && text.ends_with("token: yes"), "{call}");
+    }
+    let tokens: Vec<&str> = calls.iter().map(|call| call["jti"].as_str().unwrap()).collect();
+    assert!(tokens[0] != tokens[1] && tokens[1] != tokens[2] && tokens[0] != tokens[2], "{tokens:?}");
+    assert_eq!(report["sign_ins"], 2, "one sign-in at first, one after the revocation");
+    // The provider saw the façade sign the user in twice, and nothing of the MCP client.
+    let authorizations = rig.provider().events_named("authorization");
+    assert_eq!(authorizations.len(), 2, "{authorizations:?}");
+}
+
+/// Our own client through the façade: `cargo mcp login` (the sign-in in Chromium: the provider's
+/// pages, then the façade's consent), a call that sees the provider's subject, a refresh once the
+/// access token expired, then the refresh token revoked at the façade: the next call asks to log
+/// in again, and a new login works.
+#[tokio::test]
+async fn cargo_mcp_signs_in_through_the_oauth_facade() {
+    let rig = ProxiedServer::start(ACCESS_TOKEN_TTL);
+    let user = SignIn::new("dave");
+    let url = rig.url();
+    let dir = TempDir::new("cargo-mcp-facade-tokens");
+    let tokens = dir.path().join("tokens.json");
+
+    login(&tokens, &url, &user).await;
+    let called = call_whoami(&tokens, &url).await;
+    let text = String::from_utf8_lossy(&called.stdout);
+    assert!(
+        called.status.success() && text.contains("subject dave"),
+        "{text} {}",
+        String::from_utf8_lossy(&called.stderr)
+    );
+
+    tokio::time::sleep(ACCESS_TOKEN_TTL + Duration::from_secs(1)).await;
+    let refreshed = call_whoami(&tokens, &url).await;
+    assert!(refreshed.status.success(), "{}", String::from_utf8_lossy(&refreshed.stderr));
+
+    // The revocation at the façade (RFC 7009), with the client id it registered.
+    let stored: Value = serde_json::from_slice(&std::fs::read(&tokens).unwrap()).unwrap();
+    let refresh_token = stored[&url]["tokens"]["refresh_token"].as_str().expect("a stored refresh token");
+    let client_id = stored[&url]["registrations"][rig.issuer()]["client_id"].as_str().expect("a stored registration");
+    let form = format!("token={refresh_token}&client_id={client_id}");
+    let facade = HttpClient::new(rig.issuer().trim_start_matches("http://").parse().unwrap());
+    let content_type = [("content-type", "application/x-www-form-urlencoded")];
+    let revoked = facade.send(Method::POST, "/oauth/revoke", &content_type, form.into_bytes()).await;
+    assert!(revoked.status.is_success(), "revocation: {}", revoked.status);
+    let refused = call_whoami(&tokens, &url).await;
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{said}");
+    assert!(said.contains("cargo mcp login"), "{said}");
+
+    login(&tokens, &url, &user).await;
+    let again = call_whoami(&tokens, &url).await;
+    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+}
+
+/// The official suite's authorization-server scenarios (`scripts/conformance.sh authorization`)
+/// against the façade with `oidc-provider` upstream, Chromium the user who signs in for the suite.
+#[cfg(feature = "oauth-proxy")]
+#[tokio::test]
+async fn the_official_suite_finds_no_fault_in_the_oauth_facade() {
+    let rig = ProxiedServer::start(Duration::from_secs(600));
+    let user = SignIn::new("erin");
+    let callback_port = mcp_tests::cluster::free_port();
+    mcp_tests::authorization_suite::run(rig.issuer(), callback_port, |url| {
+        let program = user.program().to_owned();
+        async move {
+            let signed_in = tokio::process::Command::new(program).arg(&url).status().await.unwrap();
+            assert!(signed_in.success(), "the sign-in in Chromium failed");
+        }
+    })
+    .await;
 }
 
 /// `cargo mcp` with its tokens kept in `tokens` (a file of the test's own).

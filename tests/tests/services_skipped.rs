@@ -15,3 +15,11 @@ fn browsers_in_headless_chromium() {}
 #[test]
 #[ignore = "needs Debian's chromium (scripts/services.sh), oidc-provider and puppeteer-core (scripts/oidc.sh) and the Python SDK (scripts/python-env.sh): run with `--features services`"]
 fn oauth_end_to_end_with_oidc_provider() {}
+
+#[test]
+#[ignore = "needs Debian's chromium (scripts/services.sh), oidc-provider and puppeteer-core (scripts/oidc.sh) and the Python SDK (scripts/python-env.sh): run with `--features services`"]
+fn oauth_facade_end_to_end_with_oidc_provider() {}
+
+#[test]
+#[ignore = "needs redis-server (scripts/services.sh installs it): run with `--features services`"]
+fn oauth_facade_replicas_sharing_redis() {}

@@ -36,6 +36,8 @@ pub struct AuthInfo {
     scopes: Vec<String>,
     claims: Map<String, Value>,
     token: String,
+    /// The upstream provider's access token, kept on the server (an OAuth façade's callers).
+    upstream_token: Option<String>,
 }
 
 /// Whose token it is: a user's, or a client's acting for itself (OAuth client credentials,
@@ -66,6 +68,7 @@ impl std::fmt::Debug for AuthInfo {
             .field("scopes", &self.scopes)
             .field("claims", &self.claims)
             .field("token", &"<redacted>")
+            .field("upstream_token", &self.upstream_token.as_ref().map(|_| "<redacted>"))
             .finish()
     }
 }
@@ -78,7 +81,7 @@ impl AuthInfo {
 
     /// The identity of `principal` (a user or a client acting for itself), established from `token`.
     pub fn of(principal: Principal, token: impl Into<String>) -> Self {
-        Self { principal, scopes: Vec::new(), claims: Map::new(), token: token.into() }
+        Self { principal, scopes: Vec::new(), claims: Map::new(), token: token.into(), upstream_token: None }
     }
 
     /// With these granted scopes.
@@ -91,6 +94,21 @@ impl AuthInfo {
     pub fn with_claims(mut self, claims: Map<String, Value>) -> Self {
         self.claims = claims;
         self
+    }
+
+    /// With the access token the user's identity provider gave the server for them (set by the
+    /// authorization-server façade, feature `oauth-proxy`).
+    pub fn with_upstream_token(mut self, token: impl Into<String>) -> Self {
+        self.upstream_token = Some(token.into());
+        self
+    }
+
+    /// The access token of the user's identity provider (GitHub, Google...), when the server
+    /// signed the user in through its authorization-server façade (feature `oauth-proxy`): for
+    /// calling that provider's APIs as the user. It never leaves the server: the MCP client
+    /// holds only the façade's own token.
+    pub fn upstream_token(&self) -> Option<&str> {
+        self.upstream_token.as_deref()
     }
 
     /// The name of whom the token was issued for: the user's subject (`sub`), or, for a client

@@ -137,8 +137,13 @@ impl IntrospectionVerifier {
             outbound::post_form(&self.endpoint, &self.credentials, &form, self.timeout).await.map_err(|err| {
                 tracing::warn!(error = %err, cause = ?std::error::Error::source(&err).map(ToString::to_string),
                     "token introspection failed");
-                unavailable()
+                // Unreachable: the authorization server is down, not the token bad.
+                AuthError::unavailable("the token could not be checked")
             })?;
+        if response.status.is_server_error() {
+            tracing::warn!(endpoint = %without_query(&self.endpoint), status = %response.status, "the introspection endpoint is failing");
+            return Err(AuthError::unavailable("the token could not be checked"));
+        }
         if !response.status.is_success() {
             tracing::warn!(
                 endpoint = %without_query(&self.endpoint),

@@ -323,7 +323,7 @@ impl JwtVerifier {
         resource: &str,
     ) -> std::result::Result<AuthInfo, AuthError> {
         if keys.keys.is_empty() {
-            return Err(AuthError::invalid_token("the authorization server's keys are not available"));
+            return Err(AuthError::unavailable("the authorization server's keys are not available"));
         }
         let mut last = None;
         for key in keys.candidates(header.kid.as_deref(), header.alg) {

@@ -28,7 +28,7 @@ mod exchange;
 mod introspection;
 mod jwks;
 mod jwt;
-mod outbound;
+pub(crate) mod outbound;
 pub(crate) mod scopes;
 mod token_cache;
 mod verifier;

@@ -157,6 +157,13 @@ pub(crate) async fn get(url: &Url, timeout: Duration) -> Result<Response> {
     read(url, request).await
 }
 
+/// `GET url` with `Authorization: Bearer token`, accepting JSON.
+#[cfg(feature = "oauth-proxy")]
+pub(crate) async fn get_authorized(url: &Url, token: &str, timeout: Duration) -> Result<Response> {
+    let request = client()?.get(url.clone()).header(ACCEPT, "application/json").bearer_auth(token).timeout(timeout);
+    read(url, request).await
+}
+
 /// `POST url` with a form body, authenticated as `credentials`.
 pub(crate) async fn post_form(
     url: &Url,

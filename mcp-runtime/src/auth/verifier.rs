@@ -5,17 +5,31 @@ use super::caller::AuthInfo;
 use futures_util::future::BoxFuture;
 use std::future::Future;
 
-/// Why a token was refused. Its message goes to the client as the `error_description` of the
-/// `401 invalid_token` answer, so keep it short and free of secrets.
+/// Why a token was refused, or could not be checked. Its message goes to the client as the
+/// `error_description` of the `401 invalid_token` answer (or in the `503`), so keep it short and
+/// free of secrets.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AuthError {
     message: String,
+    unavailable: bool,
 }
 
 impl AuthError {
-    /// A refused token (expired, wrong audience, bad signature...).
+    /// A refused token (expired, wrong audience, bad signature...): `401 invalid_token`.
     pub fn invalid_token(message: impl Into<String>) -> Self {
-        Self { message: message.into() }
+        Self { message: message.into(), unavailable: false }
+    }
+
+    /// The token could not be checked because what checks it is down (the authorization
+    /// server's keys or introspection endpoint unreachable, a store failing): `503` with
+    /// `Retry-After`, so clients wait instead of signing in again.
+    pub fn unavailable(message: impl Into<String>) -> Self {
+        Self { message: message.into(), unavailable: true }
+    }
+
+    /// Whether the token could not be checked at all, rather than being refused.
+    pub fn is_unavailable(&self) -> bool {
+        self.unavailable
     }
 
     /// The reason.

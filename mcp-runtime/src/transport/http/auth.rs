@@ -6,7 +6,7 @@ use super::body::{self, Answer};
 use super::code;
 use crate::auth::{AuthConfig, AuthInfo, scopes};
 use crate::jsonrpc::{self, ErrorObject, RequestId};
-use hyper::header::{ALLOW, AUTHORIZATION, CACHE_CONTROL, HeaderValue, VARY, WWW_AUTHENTICATE};
+use hyper::header::{ALLOW, AUTHORIZATION, CACHE_CONTROL, HeaderValue, RETRY_AFTER, VARY, WWW_AUTHENTICATE};
 use hyper::http::request::Parts;
 use hyper::{Method, StatusCode};
 use std::sync::Arc;
@@ -102,6 +102,15 @@ impl Guard {
         };
         let caller = match self.config.verifier.verify_dyn(token, &self.resource).await {
             Ok(caller) => caller,
+            Err(refused) if refused.is_unavailable() => {
+                // The authorization server (or a store) is down: a 401 would send the client to
+                // sign in again, into the same outage.
+                tracing::warn!("could not check a bearer token: {refused}");
+                let message = format!("Service Unavailable: {}", refused.message());
+                let mut answer = body::error(StatusCode::SERVICE_UNAVAILABLE, code::BAD_REQUEST, message);
+                answer.headers_mut().insert(RETRY_AFTER, HeaderValue::from_static("5"));
+                return Err(answer);
+            }
             Err(refused) => {
                 tracing::debug!("refused a bearer token: {refused}");
                 let error = Some(("invalid_token", refused.message()));

@@ -94,6 +94,12 @@ pub(super) fn error(status: StatusCode, code: i32, message: impl Into<String>) -
     json(status, jsonrpc::encode_error(None, &ErrorObject::new(code, message)))
 }
 
+/// An answer made elsewhere whole (feature `oauth-proxy`: the façade's pages).
+#[cfg(feature = "oauth-proxy")]
+pub(super) fn bytes(response: Response<Bytes>) -> Answer {
+    response.map(McpBody::full)
+}
+
 /// No body (202 Accepted, 204 No Content).
 pub(super) fn empty(status: StatusCode) -> Answer {
     let mut answer = Response::new(McpBody::empty());

@@ -42,6 +42,8 @@ pub struct HttpConfig {
     pub(super) stateless: bool,
     #[cfg(feature = "auth")]
     pub(super) auth: Option<crate::auth::AuthConfig>,
+    #[cfg(feature = "oauth-proxy")]
+    pub(super) routes: Option<super::routes::SharedRoutes>,
 }
 
 /// Which `Host` or `Origin` values are served.
@@ -81,6 +83,8 @@ impl Default for HttpConfig {
             stateless: false,
             #[cfg(feature = "auth")]
             auth: None,
+            #[cfg(feature = "oauth-proxy")]
+            routes: None,
         }
     }
 }
@@ -293,6 +297,19 @@ impl HttpConfig {
     #[cfg(feature = "auth")]
     pub fn auth(mut self, auth: crate::auth::AuthConfig) -> Self {
         self.auth = Some(auth);
+        self
+    }
+
+    /// The endpoint's path, for what derives URLs from it.
+    #[cfg(feature = "oauth-proxy")]
+    pub(crate) fn endpoint_path(&self) -> &str {
+        &self.path
+    }
+
+    /// Serves `routes` beside the endpoint (the authorization-server façade).
+    #[cfg(feature = "oauth-proxy")]
+    pub(crate) fn routes(mut self, routes: std::sync::Arc<dyn super::routes::Routes>) -> Self {
+        self.routes = Some(super::routes::SharedRoutes(routes));
         self
     }
 

@@ -68,6 +68,10 @@ impl Inner {
         if self.guard.as_ref().is_some_and(|guard| guard.is_metadata_path(path)) {
             return true;
         }
+        #[cfg(feature = "oauth-proxy")]
+        if self.config.routes.as_ref().is_some_and(|routes| routes.0.serves(path)) {
+            return true;
+        }
         path == self.config.path
     }
 
@@ -83,6 +87,10 @@ impl Inner {
         #[cfg(feature = "auth")]
         if let Some(answer) = self.guard.as_ref().and_then(|guard| guard.metadata(&parts.method, parts.uri.path())) {
             return answer;
+        }
+        #[cfg(feature = "oauth-proxy")]
+        if let Some(routes) = config.routes.as_ref().filter(|routes| routes.0.serves(parts.uri.path())) {
+            return Box::pin(serve_routes(&*routes.0, parts, body)).await;
         }
         if parts.uri.path() != config.path {
             let message = format!("Not Found: the MCP endpoint is {}", config.path);
@@ -640,4 +648,29 @@ fn client_of(peer: Option<SocketAddr>, extensions: &hyper::http::Extensions) -> 
 /// extensions.
 fn address_of(peer: Option<SocketAddr>, extensions: &hyper::http::Extensions) -> Option<IpAddr> {
     peer.or_else(|| extensions.get::<SocketAddr>().copied()).map(|peer| peer.ip())
+}
+
+/// A request for one of the pages served beside the endpoint (feature `oauth-proxy`): its body
+/// read (within `routes::MAX_BODY`), then answered by `routes`.
+#[cfg(feature = "oauth-proxy")]
+async fn serve_routes<B>(routes: &dyn super::routes::Routes, parts: &Parts, body: B) -> Answer
+where
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    use http_body_util::BodyExt as _;
+    let limit = super::routes::MAX_BODY;
+    let bytes = match http_body_util::Limited::new(body, limit).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(_) => {
+            let message = format!("the body is over {limit} bytes, or was cut short");
+            return body::error(StatusCode::PAYLOAD_TOO_LARGE, code::BAD_REQUEST, message);
+        }
+    };
+    let mut request = Request::new(bytes);
+    *request.method_mut() = parts.method.clone();
+    *request.uri_mut() = parts.uri.clone();
+    *request.headers_mut() = parts.headers.clone();
+    body::bytes(routes.answer(request).await)
 }

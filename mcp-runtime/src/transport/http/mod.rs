@@ -36,6 +36,7 @@
 //! | `code.rs` | the JSON-RPC codes of the transport's own errors |
 //! | `failure.rs` | why a request is refused, as data (`body.rs` makes its answer) |
 //! | `auth.rs` | bearer tokens, `401`/`403` challenges, protected-resource metadata (feature `auth`) |
+//! | `routes.rs` | the seam for pages served beside the endpoint: the authorization-server façade (feature `oauth-proxy`) |
 //! | `tls.rs` | [`TlsConfig`] and HTTPS connections (feature `tls`) |
 
 #[cfg(feature = "auth")]
@@ -56,6 +57,8 @@ mod mirrored;
 mod policy;
 #[cfg(feature = "redis")]
 mod replicas;
+#[cfg(feature = "oauth-proxy")]
+pub(crate) mod routes;
 mod security;
 mod serve;
 mod service;
