@@ -8,7 +8,6 @@
 use http_body_util::{BodyExt as _, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use sha2::Digest as _;
 use std::collections::HashMap;
@@ -46,22 +45,11 @@ pub struct FakeIdp {
 
 impl FakeIdp {
     pub async fn start() -> Self {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        let address = listener.local_addr().expect("address");
-        let state = Arc::new(State { base: format!("http://{address}"), ..State::default() });
-        let served = Arc::clone(&state);
-        let task = tokio::spawn(async move {
-            loop {
-                let Ok((stream, _)) = listener.accept().await else { return };
-                let state = Arc::clone(&served);
-                tokio::spawn(async move {
-                    let service = hyper::service::service_fn(move |request| answer(Arc::clone(&state), request));
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), service)
-                        .await;
-                });
-            }
-        });
+        let (address, state, task) = crate::http::serve_http1(
+            |address| Arc::new(State { base: format!("http://{address}"), ..State::default() }),
+            answer,
+        )
+        .await;
         Self { address, state, task }
     }
 

@@ -402,3 +402,33 @@ fn collect_lines(
         lines
     })
 }
+
+/// A bare HTTP/1.1 service of a test (an identity provider, a hostile server): binds a port of
+/// 127.0.0.1 and answers each request with `answer(state, request)` until the returned task is
+/// aborted.
+pub async fn serve_http1<S, F, Fut>(
+    state: impl FnOnce(SocketAddr) -> Arc<S>,
+    answer: F,
+) -> (SocketAddr, Arc<S>, tokio::task::JoinHandle<()>)
+where
+    S: Send + Sync + 'static,
+    F: Fn(Arc<S>, Request<Incoming>) -> Fut + Copy + Send + Sync + 'static,
+    Fut: Future<Output = Result<hyper::Response<Full<Bytes>>, std::convert::Infallible>> + Send + 'static,
+{
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let address = listener.local_addr().expect("address");
+    let state = state(address);
+    let served = Arc::clone(&state);
+    let task = tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else { return };
+            let state = Arc::clone(&served);
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(move |request| answer(Arc::clone(&state), request));
+                let _ =
+                    hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+            });
+        }
+    });
+    (address, state, task)
+}

@@ -20,12 +20,8 @@ type Params = HashMap<String, String>;
 
 /// `POST /oauth/token`.
 pub(super) async fn token(facade: &Facade, headers: &HeaderMap, body: &[u8]) -> Answer {
-    let params = match form::parse(body) {
-        Ok(params) => params,
-        Err(why) => return answer::oauth_error(StatusCode::BAD_REQUEST, "invalid_request", &why),
-    };
-    let client = match authenticate(facade, headers, &params).await {
-        Ok(client) => client,
+    let (params, client) = match client_request(facade, headers, body).await {
+        Ok(request) => request,
         Err(refusal) => return refusal,
     };
     if let Some(resource) = params.get("resource")
@@ -164,12 +160,8 @@ async fn mint(facade: &Facade, grant_id: &str, grant: &Grant) -> crate::Result<V
 /// `POST /oauth/revoke`: a refresh or access token, and with it its whole grant. Always `200`
 /// for a known client (RFC 7009 §2.2: an unknown token is no error).
 pub(super) async fn revoke(facade: &Facade, headers: &HeaderMap, body: &[u8]) -> Answer {
-    let params = match form::parse(body) {
-        Ok(params) => params,
-        Err(why) => return answer::oauth_error(StatusCode::BAD_REQUEST, "invalid_request", &why),
-    };
-    let client = match authenticate(facade, headers, &params).await {
-        Ok(client) => client,
+    let (params, client) = match client_request(facade, headers, body).await {
+        Ok(request) => request,
         Err(refusal) => return refusal,
     };
     let Some(token) = params.get("token") else {
@@ -196,6 +188,15 @@ pub(super) async fn revoke(facade: &Facade, headers: &HeaderMap, body: &[u8]) ->
 
 /// The client a token or revocation request comes from: its secret checked (HTTP Basic or the
 /// form), or a public client by its `client_id`.
+/// A client's form post to the token or revocation endpoint: its parameters, and the client they
+/// authenticate.
+async fn client_request(facade: &Facade, headers: &HeaderMap, body: &[u8]) -> Result<(Params, Client), Answer> {
+    let params =
+        form::parse(body).map_err(|why| answer::oauth_error(StatusCode::BAD_REQUEST, "invalid_request", &why))?;
+    let client = authenticate(facade, headers, &params).await?;
+    Ok((params, client))
+}
+
 async fn authenticate(facade: &Facade, headers: &HeaderMap, params: &Params) -> Result<Client, Answer> {
     let invalid = |why: &str| answer::oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", why);
     let (client_id, secret) = match basic_credentials(headers) {
