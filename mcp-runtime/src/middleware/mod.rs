@@ -32,7 +32,7 @@ pub use audit::{AuditLog, AuditOutcome, AuditRecord};
 #[cfg(feature = "rate-limit")]
 pub use rate_limit::{Quota, RateLimit};
 pub use rewrite::Rewrite;
-use rewrite::{ResultRewriter, apply_to_outcome};
+use rewrite::{ResultRewriter, apply_to_outcome, failed};
 
 use crate::jsonrpc::{ErrorObject, RequestId};
 use crate::message::Request;
@@ -110,6 +110,12 @@ impl Verdict {
     /// Answer with a JSON-RPC error instead of handling the request.
     pub fn error(error: ErrorObject) -> Self {
         Self::Answer(Err(error))
+    }
+}
+
+impl From<Rewrite> for Verdict {
+    fn from(rewrite: Rewrite) -> Self {
+        Self::Rewrite(rewrite)
     }
 }
 
@@ -327,11 +333,6 @@ impl Pass {
     }
 }
 
-/// The answer to a request a middleware failed on (it panicked, or its rewriter did).
-fn failed() -> ErrorObject {
-    ErrorObject::new(crate::jsonrpc::code::INTERNAL_ERROR, "Internal error: a middleware failed")
-}
-
 impl Middlewares {
     pub fn new(middlewares: Vec<Arc<dyn Middleware>>) -> Self {
         Self(middlewares.into())
@@ -359,11 +360,7 @@ impl Middlewares {
                 Verdict::Watch(watcher) => pass.watched_by(watcher),
                 Verdict::Answer(early) => return Passage::Answered(early, std::mem::take(pass).into_watch()),
                 Verdict::Rewrite(mut rewrite) => {
-                    let (rewriter, watcher) = rewrite.take_hooks();
-                    pass.rewriters.extend(rewriter);
-                    if let Some(watcher) = watcher {
-                        pass.watched_by(watcher);
-                    }
+                    pass.rewriters.extend(rewrite.take_result());
                     if rewrite.changes_params() {
                         return Passage::Rewritten(rewrite.encode(request));
                     }

@@ -6,7 +6,6 @@
 //! result is shown to the rewriters as plain JSON. Neither costs anything unless a middleware
 //! rewrites.
 
-use super::Watcher;
 use crate::jsonrpc::{ErrorObject, code};
 use crate::message::Request;
 use crate::router::reply::{Outcome, to_raw};
@@ -59,7 +58,6 @@ pub struct Rewrite {
     params: Option<Map<String, Value>>,
     arguments: Option<Value>,
     result: Option<ResultRewriter>,
-    watcher: Option<Watcher>,
 }
 
 impl Rewrite {
@@ -90,20 +88,14 @@ impl Rewrite {
         self
     }
 
-    /// Watches the response too, as [`Verdict::watch`](super::Verdict::watch) does.
-    pub fn watch(mut self, watcher: impl FnOnce(&super::Response<'_>) + Send + 'static) -> Self {
-        self.watcher = Some(Box::new(watcher));
-        self
-    }
-
     /// Whether the request's params change.
     pub(super) fn changes_params(&self) -> bool {
         self.params.is_some() || self.arguments.is_some()
     }
 
-    /// The parts the chain keeps: the result rewriter and the watcher.
-    pub(super) fn take_hooks(&mut self) -> (Option<ResultRewriter>, Option<Watcher>) {
-        (self.result.take(), self.watcher.take())
+    /// The part the chain keeps: the result rewriter.
+    pub(super) fn take_result(&mut self) -> Option<ResultRewriter> {
+        self.result.take()
     }
 
     /// `request` encoded again with the new params, for the engine to decode.
@@ -129,18 +121,12 @@ impl Rewrite {
     }
 }
 
-impl From<Rewrite> for super::Verdict {
-    fn from(rewrite: Rewrite) -> Self {
-        Self::Rewrite(rewrite)
-    }
-}
-
 /// Runs `rewriters` over a result, innermost first; a rewriter that panics fails the request.
 pub(crate) fn apply(rewriters: Vec<ResultRewriter>, result: Result<Value, ErrorObject>) -> Result<Value, ErrorObject> {
     rewriters.into_iter().rev().fold(result, |result, rewriter| {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| rewriter(result))).unwrap_or_else(|_| {
             tracing::error!("a middleware's result rewriter panicked");
-            Err(super::failed())
+            Err(failed())
         })
     })
 }
@@ -152,4 +138,9 @@ pub(crate) fn apply_to_outcome(rewriters: Vec<ResultRewriter>, outcome: Outcome)
             .map_err(|e| ErrorObject::new(code::INTERNAL_ERROR, format!("Internal error: a result is not JSON: {e}")))
     });
     apply(rewriters, result).and_then(|value| to_raw(&value))
+}
+
+/// The answer to a request a middleware failed on (it panicked, or its rewriter did).
+pub(crate) fn failed() -> ErrorObject {
+    ErrorObject::new(code::INTERNAL_ERROR, "Internal error: a middleware failed")
 }
