@@ -208,7 +208,13 @@ impl Middleware for Rewriter {
             "echo" | "echo_later" => {
                 arguments.as_object_mut().unwrap().entry("text").or_insert(json!("filled in"));
             }
-            "login" => arguments["password"] = json!("***"),
+            "login" => {
+                // New params whole: the name they give is ignored (the caller's scopes were
+                // checked against the one sent).
+                arguments["password"] = json!("***");
+                let params = json!({"name": "secret", "arguments": arguments});
+                return rewrite.params(params.as_object().unwrap().clone()).into();
+            }
             _ => {}
         }
         rewrite.arguments(arguments).into()
@@ -251,8 +257,10 @@ async fn a_middleware_rewrites_arguments_and_results_in_a_session() {
     // A tool that waits, answered from its own task; the client's own value kept.
     let answer = client.request("tools/call", json!({"name": "echo_later", "arguments": {"text": "mine"}})).await;
     assert_eq!(texts(&answer.unwrap()), ["mine", "rewritten"]);
-    // Redacted before the tool sees it.
+    // Redacted before the tool sees it; still the tool the client named.
+    let before = SECRET_CALLS.load(Ordering::SeqCst);
     let answer = client.call_tool("login", json!({"user": "ann", "password": "hunter22"})).await.unwrap();
+    assert_eq!(SECRET_CALLS.load(Ordering::SeqCst), before);
     assert_eq!(answer.text(), Some("ann logged in with 3 characters"));
     take(&inner);
     // A list, rewritten.
@@ -434,6 +442,40 @@ async fn over_http_records_name_the_address_a_digest_of_the_session_and_no_secre
     assert!(!json.contains(&session), "the session id in clear: {json}");
     assert!(!json.contains("SECRET"), "a secret in clear: {json}");
     assert_eq!(second.arguments.unwrap()["nested"]["keyword"], "kept");
+}
+
+/// Writes down where each request it sees came from.
+struct Origin(Log);
+
+impl Middleware for Origin {
+    fn on_request(&self, request: &RequestInfo<'_>) -> Verdict {
+        let headers = request.http_parts().map(|parts| parts.headers.len());
+        let origin =
+            format!("{:?} {:?} {:?}", request.caller_key(), headers.is_some(), request.arguments().map(|a| a.get()));
+        self.0.lock().unwrap().push(origin);
+        Verdict::Continue
+    }
+}
+
+#[tokio::test]
+async fn over_http_a_rewritten_request_keeps_where_it_came_from() {
+    let (seen, origins) = (Log::default(), Log::default());
+    let server =
+        server!().tools(tools![echo]).middleware(Rewriter(Arc::clone(&seen))).middleware(Origin(Arc::clone(&origins)));
+    let service = server.into_http_service(Default::default()).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(service.serve(listener, std::future::pending()));
+    let mut client = HttpClient::new(address);
+    client.initialize().await;
+    let messages = client.request(1, "tools/call", json!({"name": "echo", "arguments": {}})).await;
+    assert_eq!(texts(&messages.last().unwrap()["result"]), ["filled in", "rewritten"]);
+    let origins = take(&origins);
+    assert_eq!(
+        origins.last().map(String::as_str),
+        Some(r#"Some("address:127.0.0.1") true Some("{\"text\":\"filled in\"}")"#),
+        "{origins:?}"
+    );
 }
 
 #[cfg(feature = "rate-limit")]

@@ -8,6 +8,7 @@
 
 use crate::jsonrpc::{ErrorObject, code};
 use crate::message::Request;
+use crate::protocol::{Method, Target};
 use crate::router::reply::{Outcome, to_raw};
 use serde_json::{Map, Value};
 
@@ -18,7 +19,8 @@ pub(crate) type ResultRewriter = Box<dyn FnOnce(Result<Value, ErrorObject>) -> R
 /// What a middleware changes in a request: its params (or only its `arguments`) before it is
 /// routed, and its result after it is handled. Return it as a verdict (`Rewrite::new()...into()`).
 ///
-/// The request keeps its id, its method and its `_meta`; the middlewares after this one see
+/// The request keeps its id, its method, its target (the tool's or prompt's `name`, the `uri`)
+/// and its `_meta`, whatever the new params say; the middlewares after this one see
 /// the new params. A result rewriter sees the plain result (a tool's `CallToolResult` object,
 /// a list), before the server adds what the protocol version asks for, or the JSON-RPC error;
 /// the innermost middleware's rewriter runs first.
@@ -66,7 +68,7 @@ impl Rewrite {
         Self::default()
     }
 
-    /// Handles the request with these params instead (its `_meta` is kept as sent).
+    /// Handles the request with these params instead (its target and `_meta` are kept as sent).
     pub fn params(mut self, params: Map<String, Value>) -> Self {
         self.params = Some(params);
         self
@@ -106,11 +108,27 @@ impl Rewrite {
         if let Some(arguments) = self.arguments {
             params.insert("arguments".into(), arguments);
         }
-        // `_meta` says which era the request is of and carries its progress token: as sent.
-        match request.meta.and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok()) {
-            Some(meta) => params.insert("_meta".into(), meta),
-            None => params.remove("_meta"),
+        // `_meta` says which era the request is of and carries its progress token; the target
+        // (and a completion's `ref`) is what the HTTP edge checked the caller's scopes against:
+        // all as sent.
+        let target = match request.method.map(Method::target) {
+            Some(Target::Name) => Some("name"),
+            Some(Target::Uri) => Some("uri"),
+            Some(Target::TaskId) => Some("taskId"),
+            Some(Target::None) | None => None,
         };
+        for (member, sent) in [("_meta", request.meta), ("ref", request.reference)] {
+            match sent.and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok()) {
+                Some(value) => params.insert(member.into(), value),
+                None => params.remove(member),
+            };
+        }
+        if let Some(member) = target {
+            match &request.target {
+                Some(sent) => params.insert(member.into(), Value::String(sent.to_string())),
+                None => params.remove(member),
+            };
+        }
         let message = serde_json::json!({
             "jsonrpc": "2.0",
             "id": request.id,
