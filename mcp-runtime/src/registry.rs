@@ -658,6 +658,25 @@ mod tests {
     }
 
     #[test]
+    fn switching_tags_announces_a_change_only_when_a_tool_has_one_of_them() {
+        let tagged = ToolDescriptor { tags: &["beta"], ..tool("b", false) };
+        let catalog = Catalog::new(tools(vec![tool("a", false), tagged]), None, true).unwrap();
+        let mut changes = catalog.subscribe();
+        let switch = |tags, on| catalog.edit(Edit { switch_tags: Some((tags, on)), ..Edit::default() }).unwrap();
+        switch(&["alpha"], false);
+        assert!(changes.try_recv().is_err(), "no tool has `alpha`");
+        assert!(!catalog.snapshot().has_disabled_tools);
+        switch(&["beta"], false);
+        assert_eq!(changes.try_recv().unwrap(), Change::Tools);
+        assert!(catalog.snapshot().has_disabled_tools);
+        switch(&["beta"], false);
+        assert!(changes.try_recv().is_err(), "already off");
+        switch(&["beta", "alpha"], true);
+        assert_eq!(changes.try_recv().unwrap(), Change::Tools);
+        assert!(!catalog.snapshot().has_disabled_tools && catalog.snapshot().disabled_tags.is_empty());
+    }
+
+    #[test]
     fn an_edit_keeps_the_items_left_with_their_wire_forms_and_adds_the_new_ones() {
         let catalog =
             Catalog::new(tools(vec![tool("a", false), tool("b", false), tool("c", true)]), Some(1), true).unwrap();
