@@ -276,7 +276,28 @@ impl Session {
         let mut switches = lock(&self.tags);
         let changed = switches.switch(tags, on);
         self.switches_tags.store(!switches.is_empty(), Ordering::Release);
+        drop(switches);
+        if changed {
+            self.changed();
+        }
         changed
+    }
+
+    /// This session's tag switches, for its stored record.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub fn tag_switches(&self) -> crate::tags::SessionTags {
+        if !self.switches_tags() {
+            return Default::default();
+        }
+        lock(&self.tags).clone()
+    }
+
+    /// Makes this session's tag switches `switches` (its stored record's, on another replica).
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub fn set_tag_switches(&self, switches: crate::tags::SessionTags) {
+        let mut mine = lock(&self.tags);
+        self.switches_tags.store(!switches.is_empty(), Ordering::Release);
+        *mine = switches;
     }
 
     /// Whether this session switched any tag (a session that never did takes no lock).

@@ -12,11 +12,13 @@ use std::collections::BTreeSet;
 pub(crate) type ServerTags = BTreeSet<String>;
 
 /// One session's switches, over the server's.
-#[derive(Default, Clone, Debug, PartialEq, Eq)]
+#[derive(Default, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct SessionTags {
     /// Switched off here, whatever the server says.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     off: BTreeSet<String>,
     /// Switched on here, though the server switched them off.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     on: BTreeSet<String>,
 }
 
