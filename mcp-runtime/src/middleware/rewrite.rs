@@ -38,7 +38,9 @@ pub(crate) type ResultRewriter = Box<dyn FnOnce(Result<Value, ErrorObject>) -> R
 ///             return Verdict::Continue;
 ///         }
 ///         let mut arguments = request.arguments_value().unwrap_or_else(|| json!({}));
-///         arguments.as_object_mut().map(|members| members.entry("limit").or_insert(json!(10)));
+///         if let Some(members) = arguments.as_object_mut() {
+///             members.entry("limit").or_insert(json!(10));
+///         }
 ///         Rewrite::new()
 ///             .arguments(arguments)
 ///             .result(|result| {
