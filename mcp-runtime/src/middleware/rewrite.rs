@@ -164,3 +164,39 @@ pub(crate) fn apply_to_outcome(rewriters: Vec<ResultRewriter>, outcome: Outcome)
 pub(crate) fn failed() -> ErrorObject {
     ErrorObject::new(code::INTERNAL_ERROR, "Internal error: a middleware failed")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::Pass;
+    use crate::router::reply::to_raw;
+    use serde_json::json;
+
+    #[test]
+    fn a_result_nobody_rewrites_is_handed_on_as_it_was_serialized() {
+        assert!(Pass::default().into_watch().is_none(), "no middleware watching or rewriting: no watch at all");
+        let mut pass = Pass::default();
+        pass.watched_by(Box::new(|_| {}));
+        let watch = pass.into_watch().unwrap();
+        assert!(!watch.rewrites());
+        let outcome = to_raw(&json!({"content": []})).unwrap();
+        let before = outcome.get().as_ptr();
+        let after = watch.rewrite_outcome(Ok(outcome)).unwrap();
+        assert_eq!(after.get().as_ptr(), before, "the same buffer: not parsed, not serialized again");
+    }
+
+    #[test]
+    fn rewriters_run_innermost_first_once_and_a_panicking_one_fails_the_request() {
+        let mut pass = Pass::default();
+        for name in ["outer", "inner"] {
+            let mut rewrite =
+                super::Rewrite::new().result(move |r| r.map(|v| json!(format!("{} {name}", v.as_str().unwrap()))));
+            pass.rewriters.extend(rewrite.take_result());
+        }
+        let watch = pass.into_watch().unwrap();
+        let rewritten = watch.rewrite_outcome(to_raw(&json!("handler"))).unwrap();
+        assert_eq!(rewritten.get(), r#""handler inner outer""#);
+        assert!(!watch.rewrites(), "each rewriter runs once");
+        let broken = super::apply(vec![Box::new(|_| panic!("a bug"))], Ok(json!({})));
+        assert_eq!(broken.unwrap_err().message, "Internal error: a middleware failed");
+    }
+}
