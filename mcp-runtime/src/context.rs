@@ -173,6 +173,11 @@ impl Context {
         self.inner.trace.span()
     }
 
+    /// The handler's outcome as the request's middlewares rewrite it.
+    pub(crate) fn rewrite_result(&self, outcome: crate::router::reply::Outcome) -> crate::router::reply::Outcome {
+        self.inner.trace.rewrite(outcome)
+    }
+
     /// Ends the request's trace with its answer.
     pub(crate) fn finish_trace(&self, answer: &crate::session::outgoing::Outgoing) {
         self.inner.trace.finish(answer);

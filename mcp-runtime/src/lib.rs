@@ -71,6 +71,7 @@ mod skills;
 mod state;
 mod store;
 mod sync;
+mod tags;
 mod tasks;
 mod telemetry;
 pub mod testing;

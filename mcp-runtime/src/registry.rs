@@ -334,6 +334,10 @@ pub(crate) struct Registry {
     pub has_required_tasks: bool,
     /// The tools' argument checks (feature `validation`), by their indexes in `tools`.
     pub argument_checks: ArgumentChecks,
+    /// The tags switched off for the whole server.
+    pub disabled_tags: crate::tags::ServerTags,
+    /// Whether some tool has a tag switched off: if none has, lists are shared as they are.
+    pub has_disabled_tools: bool,
 }
 
 impl Registry {
@@ -465,6 +469,8 @@ pub(crate) struct Edit<'a> {
     pub remove_tools: &'a [&'a str],
     pub remove_resources: &'a [&'a str],
     pub remove_prompts: &'a [&'a str],
+    /// Tags to switch on (`true`) or off for the whole server.
+    pub switch_tags: Option<(&'a [&'a str], bool)>,
 }
 
 /// The live registry: readers take the current snapshot; writers swap in a new one.
@@ -496,6 +502,8 @@ impl Catalog {
             has_task_tools: false,
             has_required_tasks: false,
             argument_checks: ArgumentChecks::new(check_arguments),
+            disabled_tags: Default::default(),
+            has_disabled_tools: false,
         };
         let registry = apply(&empty, Edit { add: definitions, ..Edit::default() }, page_size)?;
         Ok(Self {
@@ -524,8 +532,16 @@ impl Catalog {
             (!edit.add.prompts.is_empty() || !edit.remove_prompts.is_empty(), Change::Prompts),
         ];
         let editing = lock(&self.editing);
-        self.current.store(Arc::new(apply(&self.current.load(), edit, self.page_size)?));
+        let base = self.current.load();
+        let next = apply(&base, edit, self.page_size)?;
+        // Switching tags changes the list when some tool has one of them.
+        let tags_changed = next.disabled_tags != base.disabled_tags
+            && next.tools.items().any(|tool| {
+                tool.tags.iter().any(|tag| next.disabled_tags.contains(*tag) != base.disabled_tags.contains(*tag))
+            });
+        self.current.store(Arc::new(next));
         drop(editing);
+        let kinds = kinds.map(|(changed, change)| (changed || (tags_changed && change == Change::Tools), change));
         for (changed, change) in kinds {
             if changed {
                 self.announce(change);
@@ -553,7 +569,11 @@ impl Catalog {
 }
 
 fn apply(base: &Registry, edit: Edit<'_>, page_size: usize) -> Result<Registry, Error> {
-    let Edit { add, remove_tools, remove_resources, remove_prompts } = edit;
+    let Edit { add, remove_tools, remove_resources, remove_prompts, switch_tags } = edit;
+    let mut disabled_tags = base.disabled_tags.clone();
+    if let Some((tags, on)) = switch_tags {
+        crate::tags::switch(&mut disabled_tags, tags, on);
+    }
     let (mut statics, mut templates) = (Vec::new(), Vec::new());
     for resource in add.resources {
         let template = UriTemplate::parse(&resource.uri).map_err(|e| {
@@ -580,6 +600,7 @@ fn apply(base: &Registry, edit: Edit<'_>, page_size: usize) -> Result<Registry, 
     let has_param_headers = tools.items().any(|tool| !tool.param_headers.is_empty());
     let has_task_tools = tools.items().any(|tool| tool.task != crate::tool::TaskSupport::Forbidden);
     let has_required_tasks = tools.items().any(|tool| tool.task == crate::tool::TaskSupport::Required);
+    let has_disabled_tools = tools.items().any(|tool| !crate::tags::enabled(tool.tags, &disabled_tags, None));
     Ok(Registry {
         tools,
         resources: base.resources.with(statics, remove_resources, "resources", "resource", page_size)?,
@@ -591,6 +612,8 @@ fn apply(base: &Registry, edit: Edit<'_>, page_size: usize) -> Result<Registry, 
         has_task_tools,
         has_required_tasks,
         argument_checks,
+        disabled_tags,
+        has_disabled_tools,
     })
 }
 
@@ -611,6 +634,7 @@ mod tests {
             confirm: false,
             hidden,
             scopes: &[],
+            tags: &[],
             param_headers: &[],
             timeout: None,
             task: TaskSupport::Forbidden,
@@ -631,6 +655,25 @@ mod tests {
         let page: serde_json::Value = serde_json::from_str(listing.page_in(cursor, form).unwrap().get()).unwrap();
         let names = page["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect();
         (names, page.get("nextCursor").map(|c| c.as_str().unwrap().to_owned()))
+    }
+
+    #[test]
+    fn switching_tags_announces_a_change_only_when_a_tool_has_one_of_them() {
+        let tagged = ToolDescriptor { tags: &["beta"], ..tool("b", false) };
+        let catalog = Catalog::new(tools(vec![tool("a", false), tagged]), None, true).unwrap();
+        let mut changes = catalog.subscribe();
+        let switch = |tags, on| catalog.edit(Edit { switch_tags: Some((tags, on)), ..Edit::default() }).unwrap();
+        switch(&["alpha"], false);
+        assert!(changes.try_recv().is_err(), "no tool has `alpha`");
+        assert!(!catalog.snapshot().has_disabled_tools);
+        switch(&["beta"], false);
+        assert_eq!(changes.try_recv().unwrap(), Change::Tools);
+        assert!(catalog.snapshot().has_disabled_tools);
+        switch(&["beta"], false);
+        assert!(changes.try_recv().is_err(), "already off");
+        switch(&["beta", "alpha"], true);
+        assert_eq!(changes.try_recv().unwrap(), Change::Tools);
+        assert!(!catalog.snapshot().has_disabled_tools && catalog.snapshot().disabled_tags.is_empty());
     }
 
     #[test]

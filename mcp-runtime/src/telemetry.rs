@@ -132,6 +132,24 @@ impl Trace {
         &self.span
     }
 
+    /// The middleware watching this request, if any.
+    fn watch(&self) -> Option<&Arc<Watch>> {
+        self.extras.as_ref().and_then(|extras| extras.watch.as_ref())
+    }
+
+    /// Whether a middleware rewrites this request's result.
+    pub fn rewrites(&self) -> bool {
+        self.watch().is_some_and(|watch| watch.rewrites())
+    }
+
+    /// A handler's outcome as the middlewares rewrite it (unchanged, and unparsed, when none does).
+    pub fn rewrite(&self, outcome: crate::router::reply::Outcome) -> crate::router::reply::Outcome {
+        match self.watch() {
+            Some(watch) => watch.rewrite_outcome(outcome),
+            None => outcome,
+        }
+    }
+
     /// Records how the request ended: its error code, or a tool's error result.
     pub fn finish(&self, answer: &Outgoing) {
         let (metric, watch) = match &self.extras {

@@ -2,7 +2,7 @@
 //! response, in the order they were added; the audit log and (feature `rate-limit`) the rate
 //! limit built on them, over the in-process client and over real HTTP sessions.
 
-use mcp_runtime::middleware::{AuditLog, AuditOutcome, AuditRecord, Middleware, RequestInfo, Verdict};
+use mcp_runtime::middleware::{AuditLog, AuditOutcome, AuditRecord, Middleware, RequestInfo, Rewrite, Verdict};
 use mcp_runtime::prelude::*;
 use mcp_runtime::testing::TestClient;
 use mcp_tests::{HttpClient, spec_2025_11_25, spec_2026_07_28};
@@ -171,6 +171,173 @@ async fn a_panicking_middleware_fails_its_request_and_the_server_keeps_serving()
     spec_2025_11_25().assert_all_valid(&client.transcript());
 }
 
+/// Waits once (so its handler goes on on a task of its own), then echoes its text; runs as a
+/// task when asked.
+#[mcp_tool(task = "optional")]
+async fn echo_later(text: String) -> String {
+    tokio::task::yield_now().await;
+    text
+}
+
+/// Fills `echo`'s and `echo_later`'s missing `text`, redacts `login`'s password, appends a
+/// content block to every tool's result and hides `secret` from lists; writes down the results
+/// it was shown, as they came.
+struct Rewriter(Log);
+
+impl Middleware for Rewriter {
+    fn on_request(&self, request: &RequestInfo<'_>) -> Verdict {
+        let (method, seen) = (request.method().to_owned(), Arc::clone(&self.0));
+        let rewrite = Rewrite::new().result(move |result| {
+            seen.lock().unwrap().push(result.as_ref().map_or_else(|e| e.message.clone(), |r| r.to_string()));
+            result.map(|mut result| {
+                match method.as_str() {
+                    "tools/call" => {
+                        result["content"].as_array_mut().unwrap().push(json!({"type": "text", "text": "rewritten"}))
+                    }
+                    "tools/list" => result["tools"].as_array_mut().unwrap().retain(|tool| tool["name"] != "secret"),
+                    _ => {}
+                }
+                result
+            })
+        });
+        let Some(tool) = request.target().filter(|_| request.method() == "tools/call") else {
+            return rewrite.into();
+        };
+        let mut arguments = request.arguments_value().unwrap_or_else(|| json!({}));
+        match tool {
+            "echo" | "echo_later" => {
+                arguments.as_object_mut().unwrap().entry("text").or_insert(json!("filled in"));
+            }
+            "login" => {
+                // New params whole: the name they give is ignored (the caller's scopes were
+                // checked against the one sent).
+                arguments["password"] = json!("***");
+                let params = json!({"name": "secret", "arguments": arguments});
+                return rewrite.params(params.as_object().unwrap().clone()).into();
+            }
+            _ => {}
+        }
+        rewrite.arguments(arguments).into()
+    }
+}
+
+/// Writes down the arguments it sees.
+struct ArgumentsSeen(Log);
+
+impl Middleware for ArgumentsSeen {
+    fn on_request(&self, request: &RequestInfo<'_>) -> Verdict {
+        if let Some(arguments) = request.arguments() {
+            self.0.lock().unwrap().push(arguments.get().to_owned());
+        }
+        Verdict::Continue
+    }
+}
+
+fn texts(result: &serde_json::Value) -> Vec<&str> {
+    result["content"].as_array().unwrap().iter().map(|block| block["text"].as_str().unwrap()).collect()
+}
+
+fn rewriting_server(seen: &Log, inner: &Log) -> Server {
+    server!()
+        .tools(tools![echo, echo_later, login, secret])
+        .middleware(Rewriter(Arc::clone(seen)))
+        .middleware(ArgumentsSeen(Arc::clone(inner)))
+}
+
+#[tokio::test]
+async fn a_middleware_rewrites_arguments_and_results_in_a_session() {
+    let (seen, inner) = (Log::default(), Log::default());
+    let client = TestClient::connect(rewriting_server(&seen, &inner)).await;
+    take(&seen);
+
+    // A sync tool, answered at once: the default filled in, the block appended.
+    let answer = client.request("tools/call", json!({"name": "echo", "arguments": {}})).await.unwrap();
+    assert_eq!(texts(&answer), ["filled in", "rewritten"]);
+    assert_eq!(take(&inner), [r#"{"text":"filled in"}"#], "the middleware after it sees the new arguments");
+    // A tool that waits, answered from its own task; the client's own value kept.
+    let answer = client.request("tools/call", json!({"name": "echo_later", "arguments": {"text": "mine"}})).await;
+    assert_eq!(texts(&answer.unwrap()), ["mine", "rewritten"]);
+    // Redacted before the tool sees it; still the tool the client named.
+    let before = SECRET_CALLS.load(Ordering::SeqCst);
+    let answer = client.call_tool("login", json!({"user": "ann", "password": "hunter22"})).await.unwrap();
+    assert_eq!(SECRET_CALLS.load(Ordering::SeqCst), before);
+    assert_eq!(answer.text(), Some("ann logged in with 3 characters"));
+    take(&inner);
+    // A list, rewritten.
+    let names: Vec<_> = client.list_tools().await.unwrap().iter().map(|t| t["name"].clone()).collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+    assert!(!names.contains(&json!("secret")));
+    // A task's result (2025-11-25 `tasks/result`) is rewritten once, when the handler ends.
+    let created = client
+        .request("tools/call", json!({"name": "echo_later", "arguments": {}, "task": {"ttl": 60000}}))
+        .await
+        .unwrap();
+    let task = created["task"]["taskId"].as_str().unwrap().to_owned();
+    let result = client.request("tasks/result", json!({"taskId": task})).await.unwrap();
+    assert_eq!(texts(&result), ["filled in", "rewritten"]);
+    // The rewriter saw each result once, plain: a task's handle is not its result.
+    let seen = take(&seen);
+    // Three calls, a list, the task's result (not its handle), and `tasks/result` (its own request).
+    assert_eq!(seen.len(), 6, "{seen:?}");
+    assert!(seen.iter().all(|seen| !seen.contains("\"task\":{")), "{seen:?}");
+
+    spec_2025_11_25().assert_all_valid(&client.transcript());
+}
+
+#[tokio::test]
+async fn a_middleware_rewrites_arguments_and_results_of_stateless_requests() {
+    let (seen, inner) = (Log::default(), Log::default());
+    let client = TestClient::connect_uninitialized(rewriting_server(&seen, &inner));
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    for tool in ["echo", "echo_later"] {
+        let answer = client.request("tools/call", json!({"name": tool, "arguments": {}, "_meta": meta})).await.unwrap();
+        assert_eq!(texts(&answer), ["filled in", "rewritten"], "{tool}");
+        // Still stateless (its `_meta` kept through the rewrite), decorated after the rewrite.
+        assert_eq!(answer["resultType"], "complete", "{answer}");
+        assert_eq!(answer["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "mcp-tests");
+    }
+    let listed = client.request("tools/list", json!({"_meta": meta})).await.unwrap();
+    assert_eq!(listed["tools"].as_array().unwrap().len(), 3, "{listed}");
+    assert!(listed["ttlMs"].is_u64() && listed["resultType"] == "complete", "{listed}");
+    let seen = take(&seen);
+    assert_eq!(seen.len(), 3);
+    assert!(seen.iter().all(|seen| !seen.contains("resultType") && !seen.contains("serverInfo")), "{seen:?}");
+    spec_2026_07_28().assert_all_valid(&client.transcript());
+}
+
+/// Rewrites every result with a bug.
+struct BrokenRewriter;
+
+impl Middleware for BrokenRewriter {
+    fn on_request(&self, _: &RequestInfo<'_>) -> Verdict {
+        Rewrite::new().result(|_| panic!("a bug in a rewriter")).into()
+    }
+}
+
+#[tokio::test]
+async fn a_panicking_rewriter_fails_its_request_and_the_server_keeps_serving() {
+    let log = Log::default();
+    let server = server!()
+        .tools(tools![echo, echo_later])
+        .middleware(Recorder("outer", Arc::clone(&log)))
+        .middleware(BrokenRewriter);
+    let client = TestClient::connect_uninitialized(server);
+    let initialize =
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}});
+    let failed = client.request("initialize", initialize).await.unwrap_err();
+    assert_eq!((failed.code, failed.message.as_str()), (-32603, "Internal error: a middleware failed"));
+    assert_eq!(take(&log).last().map(String::as_str), Some("outer watched error -32603"));
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    for tool in ["echo", "echo_later"] {
+        let params = json!({"name": tool, "arguments": {"text": "x"}, "_meta": meta});
+        let failed = client.request("tools/call", params).await.unwrap_err();
+        assert_eq!(failed.code, -32603, "{tool}");
+    }
+}
+
 type Records = Arc<Mutex<Vec<AuditRecord>>>;
 
 fn audited(records: &Records) -> AuditLog {
@@ -275,6 +442,40 @@ async fn over_http_records_name_the_address_a_digest_of_the_session_and_no_secre
     assert!(!json.contains(&session), "the session id in clear: {json}");
     assert!(!json.contains("SECRET"), "a secret in clear: {json}");
     assert_eq!(second.arguments.unwrap()["nested"]["keyword"], "kept");
+}
+
+/// Writes down where each request it sees came from.
+struct Origin(Log);
+
+impl Middleware for Origin {
+    fn on_request(&self, request: &RequestInfo<'_>) -> Verdict {
+        let headers = request.http_parts().map(|parts| parts.headers.len());
+        let origin =
+            format!("{:?} {:?} {:?}", request.caller_key(), headers.is_some(), request.arguments().map(|a| a.get()));
+        self.0.lock().unwrap().push(origin);
+        Verdict::Continue
+    }
+}
+
+#[tokio::test]
+async fn over_http_a_rewritten_request_keeps_where_it_came_from() {
+    let (seen, origins) = (Log::default(), Log::default());
+    let server =
+        server!().tools(tools![echo]).middleware(Rewriter(Arc::clone(&seen))).middleware(Origin(Arc::clone(&origins)));
+    let service = server.into_http_service(Default::default()).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(service.serve(listener, std::future::pending()));
+    let mut client = HttpClient::new(address);
+    client.initialize().await;
+    let messages = client.request(1, "tools/call", json!({"name": "echo", "arguments": {}})).await;
+    assert_eq!(texts(&messages.last().unwrap()["result"]), ["filled in", "rewritten"]);
+    let origins = take(&origins);
+    assert_eq!(
+        origins.last().map(String::as_str),
+        Some(r#"Some("address:127.0.0.1") true Some("{\"text\":\"filled in\"}")"#),
+        "{origins:?}"
+    );
 }
 
 #[cfg(feature = "rate-limit")]

@@ -1,7 +1,9 @@
 //! The options of `#[mcp_tool(...)]`.
 
 use crate::diagnostics::Errors;
-use crate::handler::options::{CommonOptions, flag, integer, key, parse_options, spanned_flag, string, unknown};
+use crate::handler::options::{
+    CommonOptions, flag, integer, key, parse_options, spanned_flag, string, strings, unknown,
+};
 use proc_macro2::TokenStream;
 use syn::meta::ParseNestedMeta;
 use syn::{LitBool, LitInt, LitStr};
@@ -21,9 +23,11 @@ pub(crate) struct ToolOptions {
     pub blocking: Option<LitBool>,
     /// `"optional"` or `"required"`: the call may (must) run as a task (checked in `valid.rs`).
     pub task: Option<LitStr>,
+    /// `tags = ["admin"]`: labels that switch the tool off and on with others.
+    pub tags: Option<Vec<LitStr>>,
 }
 
-const TOOL_OPTIONS: &str = "name, title, description, read_only, destructive, idempotent, open_world, confirm, hidden, icon, meta, input_schema, scopes, timeout_ms, blocking, task, crate";
+const TOOL_OPTIONS: &str = "name, title, description, read_only, destructive, idempotent, open_world, confirm, hidden, icon, meta, input_schema, scopes, tags, timeout_ms, blocking, task, crate";
 
 impl ToolOptions {
     /// The options that could be read; their mistakes go to `errors`.
@@ -51,6 +55,7 @@ impl ToolOptions {
             "blocking" => spanned_flag(meta, errors, &mut self.blocking),
             "timeout_ms" => integer(meta, errors, &mut self.timeout_ms, "timeout_ms = 5000"),
             "task" => string(meta, errors, &mut self.task, "task = \"optional\""),
+            "tags" => strings(meta, errors, &mut self.tags, "tags = [\"admin\", \"beta\"]"),
             other => unknown(meta, errors, other, "option", TOOL_OPTIONS),
         }
     }

@@ -109,6 +109,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
     };
     let hidden = options.hidden.unwrap_or(false);
     let scopes = handler::expand::scopes(&options.common);
+    let tags = options.tags.iter().flatten();
     let timeout = match &options.timeout_ms {
         Some(millis) => {
             let millis = millis.base10_parse::<u64>().unwrap_or_default();
@@ -176,6 +177,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
                         confirm: #confirm,
                         hidden: #hidden,
                         scopes: #scopes,
+                        tags: &[#(#tags),*],
                         param_headers: &[#(#param_headers),*],
                         timeout: #timeout,
                         task: #task,

@@ -1,5 +1,5 @@
 //! Checks only tools have: the name's format, a hand-written input schema, time limits,
-//! `blocking`, `task`, and (in `headers.rs`) the arguments mirrored in HTTP headers.
+//! `blocking`, `task`, `tags`, and (in `headers.rs`) the arguments mirrored in HTTP headers.
 
 use super::attr::ToolOptions;
 use crate::diagnostics::Errors;
@@ -27,6 +27,13 @@ pub(crate) fn check(tool: &HandlerFn, options: &ToolOptions, errors: &mut Errors
                  for a tool that never runs as one",
                 task.value()
             ),
+        );
+    }
+    for tag in options.tags.iter().flatten().filter(|tag| tag.value().trim().is_empty()) {
+        errors.error(
+            tag,
+            "a tag cannot be empty: name the group the tool belongs to, e.g. `tags = [\"admin\"]`, which \
+             `Server::disable_tags([\"admin\"])` switches off",
         );
     }
     if let Some(blocking) = options.blocking.as_ref().filter(|b| b.value && tool.is_async()) {

@@ -1,4 +1,4 @@
-//! The scope lists of items built at run time, as the `&'static` slices descriptors hold (the
+//! The scope lists (and tag lists) of items built at run time, as the `&'static` slices descriptors hold (the
 //! macros write them as literals). Each distinct list is kept once for the life of the process:
 //! a server names a handful of scope lists, so what is kept is bounded by the lists its code
 //! writes, not by how many items it adds and removes.
@@ -6,7 +6,7 @@
 use crate::sync::lock;
 use std::sync::Mutex;
 
-/// `scopes` as a `&'static` list, the same slice for equal lists.
+/// `scopes` (or tags) as a `&'static` list, the same slice for equal lists.
 pub(super) fn scopes(scopes: Vec<String>) -> &'static [&'static str] {
     if scopes.is_empty() {
         return &[];

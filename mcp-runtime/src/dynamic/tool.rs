@@ -56,6 +56,7 @@ pub struct ToolBuilder {
     confirm: bool,
     hidden: bool,
     scopes: Vec<String>,
+    tags: Vec<String>,
     timeout: Option<Duration>,
     task: TaskSupport,
     input_schema: Value,
@@ -76,6 +77,7 @@ impl ToolDescriptor {
             confirm: false,
             hidden: false,
             scopes: Vec::new(),
+            tags: Vec::new(),
             timeout: None,
             task: TaskSupport::Forbidden,
             input_schema: serde_json::json!({ "type": "object", "properties": {} }),
@@ -133,6 +135,12 @@ impl ToolBuilder {
     /// Callable by name but left out of `tools/list`, as `#[mcp_tool(hidden)]`.
     pub fn hidden(mut self, hidden: bool) -> Self {
         self.hidden = hidden;
+        self
+    }
+
+    /// Tags, to switch it off and on with others (`Server::disable_tags`, `Context::disable_tags`).
+    pub fn tags<S: Into<String>>(mut self, tags: impl IntoIterator<Item = S>) -> Self {
+        self.tags = tags.into_iter().map(Into::into).collect();
         self
     }
 
@@ -196,6 +204,7 @@ impl ToolBuilder {
             confirm: self.confirm,
             hidden: self.hidden,
             scopes: super::interned::scopes(self.scopes),
+            tags: super::interned::scopes(self.tags),
             param_headers: &[],
             timeout: self.timeout,
             task: self.task,

@@ -20,11 +20,11 @@ use crate::context::Context;
 use crate::core::ServerCore;
 use crate::jsonrpc::{ErrorObject, RequestId, code};
 use crate::message::{self, Message, Request};
-use crate::middleware::Passage;
+use crate::middleware::{self, Passage};
 use crate::protocol::Method;
 use crate::registry::Change;
 use crate::router;
-use crate::router::reply::{Outcome, Reply, parse_params};
+use crate::router::reply::{Outcome, Reply, parse_params, to_raw};
 use crate::router::task::{Route, Run, Task};
 use crate::session::Session;
 use crate::session::outgoing::{self, Sink};
@@ -165,23 +165,79 @@ impl Connection {
     /// handler that goes on takes the trace with it (`run_handler`), to end it with its answer.
     fn on_request(&self, request: Request<'_>, sink: &Sink) -> Received {
         let stateless = self.stateless_only || request.is_stateless();
-        let mut trace = Some(Trace::start(&request, &self.session, stateless));
-        let span = trace.as_ref().map(|trace| trace.span().clone()).unwrap_or_else(tracing::Span::none);
-        let mut watch = None;
-        if !self.core.middleware.is_empty() {
-            match span.in_scope(|| self.core.middleware.pass(&request, &self.session, stateless)) {
-                Passage::Through(watched) => watch = watched,
-                Passage::Answered(reply, watched) => {
-                    let reply = reply.map(|result| Reply::Value(self.early_result(result, stateless)));
-                    let answer = encode_answer(&request.id, reply);
-                    if let Some(trace) = trace.take() {
-                        trace.watched_by(watched).finish(&answer);
-                    }
-                    return Received::Answer(answer);
-                }
-            }
-            trace = trace.map(|trace| trace.watched_by(watch.clone()));
+        let trace = Trace::start(&request, &self.session, stateless);
+        if self.core.middleware.is_empty() {
+            return self.handle(request, sink, trace, None, stateless);
         }
+        self.pass_middleware(request, sink, trace, middleware::Pass::default(), stateless)
+    }
+
+    /// Runs the middleware chain over a request from where `pass` stands, then handles it. A
+    /// middleware that changes the params hands back the request encoded again: it is decoded
+    /// here (keeping where it came from) and goes on through the rest of the chain, so all that
+    /// borrows it is done with before this returns.
+    fn pass_middleware(
+        &self,
+        request: Request<'_>,
+        sink: &Sink,
+        trace: Trace,
+        mut pass: middleware::Pass,
+        stateless: bool,
+    ) -> Received {
+        let passage =
+            trace.span().in_scope(|| self.core.middleware.pass(&request, &self.session, stateless, &mut pass));
+        match passage {
+            Passage::Through(watch) => self.handle(request, sink, trace.watched_by(watch.clone()), watch, stateless),
+            Passage::Answered(reply, watch) => self.answer_early(&request.id, reply, trace, watch, stateless),
+            Passage::Rewritten(bytes) => match message::decode(&bytes) {
+                Ok(Message::Request(mut rewritten)) => {
+                    rewritten.peer = request.peer;
+                    #[cfg(feature = "http")]
+                    {
+                        rewritten.http = request.http;
+                    }
+                    self.pass_middleware(rewritten, sink, trace, pass, stateless)
+                }
+                Ok(_) => unreachable!("a rewritten request is encoded as a request"),
+                Err(rejected) => {
+                    self.answer_early(&request.id, Err(rejected.error), trace, pass.into_watch(), stateless)
+                }
+            },
+        }
+    }
+
+    /// The answer of a middleware (or of a rewrite the request cannot be read after), shown to
+    /// the rewriters and watchers of the middlewares before it.
+    fn answer_early(
+        &self,
+        id: &RequestId,
+        reply: Result<serde_json::Value, ErrorObject>,
+        trace: Trace,
+        watch: Option<Arc<middleware::Watch>>,
+        stateless: bool,
+    ) -> Received {
+        let reply = match &watch {
+            Some(watch) => watch.rewrite(reply),
+            None => reply,
+        };
+        let reply = reply.map(|result| Reply::Value(self.early_result(result, stateless)));
+        let answer = encode_answer(id, reply);
+        trace.watched_by(watch).finish(&answer);
+        Received::Answer(answer)
+    }
+
+    /// Routes and handles a request the middlewares let through (`watch`: what watches its
+    /// answer, also carried by `trace`).
+    fn handle(
+        &self,
+        request: Request<'_>,
+        sink: &Sink,
+        trace: Trace,
+        watch: Option<Arc<middleware::Watch>>,
+        stateless: bool,
+    ) -> Received {
+        let span = trace.span().clone();
+        let mut trace = Some(trace);
         let received = span.in_scope(|| {
             if stateless {
                 self.on_stateless_request(request, sink, &mut trace)
@@ -240,7 +296,9 @@ impl Connection {
             Some(method @ (Method::TasksGet | Method::TasksCancel | Method::TasksResult)) => {
                 let params = request.params.and_then(|raw| serde_json::from_str(raw.get()).ok());
                 match tasks::route(Arc::clone(&self.core), method, params, tasks::Era::Session) {
-                    Route::Reply(reply) => return Received::Answer(encode_answer(&request.id, reply)),
+                    Route::Reply(reply) => {
+                        return Received::Answer(encode_answer(&request.id, rewritten(trace, reply)));
+                    }
                     Route::Spawn(task) => return self.run_handler(request.id, task, sink, None, trace.take()),
                 }
             }
@@ -250,12 +308,14 @@ impl Connection {
             Some(_) => {
                 let registry = self.core.catalog.snapshot();
                 match router::route(&registry, session, session.protocol_version(), None, &request) {
-                    Route::Reply(reply) => return Received::Answer(encode_answer(&request.id, reply)),
+                    Route::Reply(reply) => {
+                        return Received::Answer(encode_answer(&request.id, rewritten(trace, reply)));
+                    }
                     Route::Spawn(task) => return self.run_handler(request.id, task, sink, None, trace.take()),
                 }
             }
         };
-        Received::Answer(encode_answer(&request.id, reply))
+        Received::Answer(encode_answer(&request.id, rewritten(trace, reply)))
     }
 
     /// Runs a handler of user code, cancellable by `notifications/cancelled`, with panics
@@ -318,7 +378,7 @@ impl Connection {
             (None, _) => {}
         }
         if let Poll::Ready(step) = settle(&ctx, polled) {
-            let reply = step.into_reply(call.as_ref(), task.on_panic, &self.core.settings);
+            let reply = step.into_reply(call.as_ref(), task.on_panic, &self.core.settings, &ctx);
             // Over HTTP a cancellation may come in on another request meanwhile; it wins.
             if registered && !self.session.finish(&id) {
                 return Received::Nothing;
@@ -364,7 +424,7 @@ impl Connection {
             // Ended before its answer leaves: a stateless handler waiting on input must not
             // outlive its round (what it holds, a mounted call, could meet the retry).
             drop(handler);
-            let reply = step.into_reply(call.as_ref(), on_panic, &settings);
+            let reply = step.into_reply(call.as_ref(), on_panic, &settings, &ctx);
             // Encode and wait for room while still in flight, then end the request and queue
             // its answer in one step: `drain` counts the request until its answer is queued,
             // so shutdown never stops the writer ahead of it (such an answer used to be lost
@@ -413,6 +473,15 @@ impl Connection {
             tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         }
         self.session.shut_down();
+    }
+}
+
+/// A reply answered at once (a list, a read of what the server holds), as the request's
+/// middlewares rewrite it: serialized for them only when one does.
+fn rewritten<'a>(trace: &Option<Trace>, reply: Result<Reply<'a>, ErrorObject>) -> Result<Reply<'a>, ErrorObject> {
+    match trace {
+        Some(trace) if trace.rewrites() => trace.rewrite(reply.and_then(|reply| to_raw(&reply))).map(Reply::Serialized),
+        _ => reply,
     }
 }
 

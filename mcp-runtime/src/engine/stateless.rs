@@ -130,8 +130,12 @@ impl Connection {
         };
         match route {
             Route::Reply(reply) => {
-                let reply = reply.and_then(|reply| to_raw(&reply)).and_then(|raw| call.complete(Ok(raw), settings));
-                answer(reply.map(Reply::Serialized))
+                let outcome = reply.and_then(|reply| to_raw(&reply));
+                let outcome = match trace {
+                    Some(trace) => trace.rewrite(outcome),
+                    None => outcome,
+                };
+                answer(call.complete(outcome, settings).map(Reply::Serialized))
             }
             Route::Spawn(task) => self.run_handler(id, task, sink, Some(call), trace.take()),
         }
@@ -457,13 +461,21 @@ pub(super) enum Step {
 }
 
 impl Step {
-    /// The answer to send, for a request of either era.
-    pub fn into_reply(self, call: Option<&StatelessCall>, on_panic: PanicAnswer, server: &Settings) -> Outcome {
+    /// The answer to send, for a request of either era: the handler's outcome as its
+    /// middlewares rewrite it (`ctx`), then decorated as its era wants.
+    pub fn into_reply(
+        self,
+        call: Option<&StatelessCall>,
+        on_panic: PanicAnswer,
+        server: &Settings,
+        ctx: &crate::context::Context,
+    ) -> Outcome {
+        let finished = |outcome: std::thread::Result<Outcome>| {
+            ctx.rewrite_result(outcome.unwrap_or_else(|panic| panicked(&*panic, on_panic)))
+        };
         match (self, call) {
-            (Step::Done(outcome), None) => outcome.unwrap_or_else(|panic| panicked(&*panic, on_panic)),
-            (Step::Done(outcome), Some(call)) => {
-                call.complete(outcome.unwrap_or_else(|panic| panicked(&*panic, on_panic)), server)
-            }
+            (Step::Done(outcome), None) => finished(outcome),
+            (Step::Done(outcome), Some(call)) => call.complete(finished(outcome), server),
             (Step::InputRequired(requests), Some(call)) => call.input_required(requests, server),
             (Step::InputRequired(_), None) => unreachable!("only stateless requests wait on input"),
         }

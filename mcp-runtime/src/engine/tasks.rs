@@ -231,7 +231,8 @@ async fn run(
         let task = &mut stored.task;
         match event {
             Event::Finished(outcome) => {
-                finish(task, outcome, &flavor, on_panic);
+                // The task's result, as the call's middlewares rewrite it.
+                finish(task, outcome.map(|outcome| ctx.rewrite_result(outcome)), &flavor, on_panic);
                 break;
             }
             Event::Signal(Some(Signal::Input(responses))) => {

@@ -3,7 +3,8 @@
 //!
 //! A [`Middleware`] sees each request once it is decoded (its method, target, arguments, the
 //! session and the verified caller) and returns a [`Verdict`]: let it through, let it through
-//! and watch how it ends, or answer it here. Middlewares compose in the order they were added
+//! and watch how it ends, answer it here, or [`Rewrite`] it: change its params before it is
+//! routed and its result after it is handled. Middlewares compose in the order they were added
 //! ([`Server::middleware`](crate::Server::middleware)): the first sees a request first and its
 //! watcher sees the response last, as layers of an onion; one that answers early stops the
 //! request, and the layers outside it still see that answer.
@@ -13,6 +14,7 @@
 //! | File | Owns |
 //! |---|---|
 //! | `mod.rs` | [`Middleware`], [`RequestInfo`], [`Verdict`], [`Response`]; the chain a built server runs |
+//! | `rewrite.rs` | [`Rewrite`]: a request's new params, its result's rewriter |
 //! | `audit.rs` | [`AuditLog`]: who called what, with which arguments, and how it ended |
 //! | `rate_limit.rs` | `RateLimit`: requests per caller, with `governor` |
 //!
@@ -24,10 +26,13 @@
 mod audit;
 #[cfg(feature = "rate-limit")]
 mod rate_limit;
+mod rewrite;
 
 pub use audit::{AuditLog, AuditOutcome, AuditRecord};
 #[cfg(feature = "rate-limit")]
 pub use rate_limit::{Quota, RateLimit};
+pub use rewrite::Rewrite;
+use rewrite::{ResultRewriter, apply_to_outcome, failed};
 
 use crate::jsonrpc::{ErrorObject, RequestId};
 use crate::message::Request;
@@ -92,6 +97,8 @@ pub enum Verdict {
     Watch(Watcher),
     /// Answer it with this, without handling it: a result object, or a JSON-RPC error.
     Answer(Result<Value, ErrorObject>),
+    /// Handle it changed: with other params, or with its result rewritten (see [`Rewrite`]).
+    Rewrite(Rewrite),
 }
 
 impl Verdict {
@@ -103,6 +110,12 @@ impl Verdict {
     /// Answer with a JSON-RPC error instead of handling the request.
     pub fn error(error: ErrorObject) -> Self {
         Self::Answer(Err(error))
+    }
+}
+
+impl From<Rewrite> for Verdict {
+    fn from(rewrite: Rewrite) -> Self {
+        Self::Rewrite(rewrite)
     }
 }
 
@@ -137,6 +150,17 @@ impl<'a> RequestInfo<'a> {
     /// A tool's or prompt's `arguments`, raw.
     pub fn arguments(&self) -> Option<&'a RawValue> {
         self.request.arguments
+    }
+
+    /// The `params` object, parsed (empty when the request sent none): a starting point for
+    /// [`Rewrite::params`].
+    pub fn params_object(&self) -> serde_json::Map<String, Value> {
+        self.request.params.and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or_default()
+    }
+
+    /// A tool's or prompt's `arguments`, parsed: a starting point for [`Rewrite::arguments`].
+    pub fn arguments_value(&self) -> Option<Value> {
+        self.request.arguments.and_then(|raw| serde_json::from_str(raw.get()).ok())
     }
 
     /// The session's id on its transport (HTTP's `Mcp-Session-Id`); `None` over stdio and for
@@ -271,10 +295,42 @@ pub(crate) struct Middlewares(Arc<[Arc<dyn Middleware>]>);
 
 /// What the chain decided about a request.
 pub(crate) enum Passage {
-    /// Handle it; `Some` when someone watches its response.
+    /// Handle it; `Some` when someone watches its response or rewrites its result.
     Through(Option<Arc<Watch>>),
     /// Answer it with this; the watch has seen nothing yet.
     Answered(Result<Value, ErrorObject>, Option<Arc<Watch>>),
+    /// A middleware changed its params: decode this request instead, then pass it on through
+    /// the chain with the same [`Pass`].
+    Rewritten(Vec<u8>),
+}
+
+/// A request's way through the chain: the middleware it is at, and what those before it want
+/// done with its response. Costs nothing until a middleware watches or rewrites.
+#[derive(Default)]
+pub(crate) struct Pass {
+    next: usize,
+    started: Option<Instant>,
+    watchers: Vec<Watcher>,
+    rewriters: Vec<ResultRewriter>,
+}
+
+impl Pass {
+    /// What the request's response goes through: `None` when nobody watches or rewrites.
+    pub fn into_watch(self) -> Option<Arc<Watch>> {
+        let Self { started, watchers, rewriters, .. } = self;
+        (!watchers.is_empty() || !rewriters.is_empty()).then(|| {
+            Arc::new(Watch {
+                started: started.unwrap_or_else(Instant::now),
+                watchers: Mutex::new(watchers),
+                rewriters: Mutex::new(rewriters),
+            })
+        })
+    }
+
+    fn watched_by(&mut self, watcher: Watcher) {
+        self.started.get_or_insert_with(Instant::now);
+        self.watchers.push(watcher);
+    }
 }
 
 impl Middlewares {
@@ -286,47 +342,63 @@ impl Middlewares {
         self.0.is_empty()
     }
 
-    /// Runs the chain over a request.
-    pub fn pass(&self, request: &Request<'_>, session: &Session, stateless: bool) -> Passage {
+    /// Runs the chain over a request, from where `pass` stands: to its end, to a middleware
+    /// that answers, or to one that changes the params (the engine decodes the new request and
+    /// calls this again with the same `pass`).
+    pub fn pass(&self, request: &Request<'_>, session: &Session, stateless: bool, pass: &mut Pass) -> Passage {
         let info = RequestInfo { request, session, stateless };
-        let mut watchers = Vec::new();
-        let mut answer = None;
-        for middleware in self.0.iter() {
+        while let Some(middleware) = self.0.get(pass.next) {
+            pass.next += 1;
             // A middleware that panics fails its request, not the connection.
             let verdict = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| middleware.on_request(&info)))
                 .unwrap_or_else(|_| {
                     tracing::error!(method = %info.method(), "a middleware panicked");
-                    Verdict::error(ErrorObject::new(
-                        crate::jsonrpc::code::INTERNAL_ERROR,
-                        "Internal error: a middleware failed",
-                    ))
+                    Verdict::error(failed())
                 });
             match verdict {
                 Verdict::Continue => {}
-                Verdict::Watch(watcher) => watchers.push(watcher),
-                Verdict::Answer(early) => {
-                    answer = Some(early);
-                    break;
+                Verdict::Watch(watcher) => pass.watched_by(watcher),
+                Verdict::Answer(early) => return Passage::Answered(early, std::mem::take(pass).into_watch()),
+                Verdict::Rewrite(mut rewrite) => {
+                    pass.rewriters.extend(rewrite.take_result());
+                    if rewrite.changes_params() {
+                        return Passage::Rewritten(rewrite.encode(request));
+                    }
                 }
             }
         }
-        let watch =
-            (!watchers.is_empty()).then(|| Arc::new(Watch { started: Instant::now(), watchers: Mutex::new(watchers) }));
-        match answer {
-            Some(answer) => Passage::Answered(answer, watch),
-            None => Passage::Through(watch),
-        }
+        Passage::Through(std::mem::take(pass).into_watch())
     }
 }
 
-/// The watchers of one request. The first answer reaches them; a request dropped without one
-/// reaches them as cancelled.
+/// The watchers and result rewriters of one request. The first answer reaches the watchers;
+/// a request dropped without one reaches them as cancelled. The rewriters see its result once.
 pub(crate) struct Watch {
     started: Instant,
     watchers: Mutex<Vec<Watcher>>,
+    rewriters: Mutex<Vec<ResultRewriter>>,
 }
 
 impl Watch {
+    /// Whether a rewriter waits for the result (checked first, so a result nobody rewrites
+    /// is never parsed).
+    pub fn rewrites(&self) -> bool {
+        !lock(&self.rewriters).is_empty()
+    }
+
+    /// `result` as the rewriters make it; later calls change nothing.
+    pub fn rewrite(&self, result: Result<Value, ErrorObject>) -> Result<Value, ErrorObject> {
+        rewrite::apply(std::mem::take(&mut *lock(&self.rewriters)), result)
+    }
+
+    /// [`rewrite`](Self::rewrite) for a handler's serialized outcome.
+    pub fn rewrite_outcome(&self, outcome: crate::router::reply::Outcome) -> crate::router::reply::Outcome {
+        match std::mem::take(&mut *lock(&self.rewriters)) {
+            rewriters if rewriters.is_empty() => outcome,
+            rewriters => apply_to_outcome(rewriters, outcome),
+        }
+    }
+
     /// Shows `answer` to the watchers, innermost first; later calls do nothing.
     pub fn finish(&self, answer: Option<&Outgoing>) {
         let watchers = std::mem::take(&mut *lock(&self.watchers));

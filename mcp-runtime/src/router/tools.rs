@@ -9,7 +9,8 @@ use crate::message::Request;
 use crate::registry::Registry;
 
 /// A `tools/list` page, its schemas in `profile`'s form (serialized once per profile), without
-/// the tools hidden from this session (`Context::hide_tools`) and, with feature `auth`, those
+/// the tools hidden from this session (`Context::hide_tools`), those with a tag switched off
+/// (`tags/`) and, with feature `auth`, those
 /// the HTTP caller's token lacks the scopes for.
 pub(crate) fn list<'a>(
     registry: &'a Registry,
@@ -19,10 +20,15 @@ pub(crate) fn list<'a>(
 ) -> Result<Reply<'a>, ErrorObject> {
     let page = registry.tools.page_in(cursor, profile.index())?;
     let viewer = Viewer::current();
-    if viewer.is_none() && session.hidden_tools().is_empty() {
+    if viewer.is_none() && session.hidden_tools().is_empty() && !registry.has_disabled_tools && !session.switches_tags()
+    {
         return Ok(Reply::Shared(page));
     }
-    keeping(&registry.tools, page, |tool| sees(viewer.as_ref(), tool.scopes) && !session.is_tool_hidden(&tool.name))
+    keeping(&registry.tools, page, |tool| {
+        sees(viewer.as_ref(), tool.scopes)
+            && !session.is_tool_hidden(&tool.name)
+            && session.offers_tagged(tool.tags, &registry.disabled_tags)
+    })
 }
 
 pub(crate) fn call<'a>(registry: &'a Registry, session: &crate::session::Session, request: &Request<'a>) -> Route<'a> {
@@ -33,9 +39,11 @@ pub(crate) fn call<'a>(registry: &'a Registry, session: &crate::session::Session
         }
         // The tool the caller's scopes were checked against (`transport/http/policy.rs`): the
         // same decoded name, looked up the same way.
+        // A tool with a tag switched off, likewise.
         let index = registry
             .tools
             .position(name)
+            .filter(|&index| session.offers_tagged(registry.tools.item(index).tags, &registry.disabled_tags))
             .ok_or_else(|| ErrorObject::invalid_params(format!("Unknown tool: {}", clip(name))))?;
         if request.arguments.is_some_and(|a| !a.get().starts_with('{')) {
             return Err(ErrorObject::invalid_params("tools/call: `arguments` must be an object"));

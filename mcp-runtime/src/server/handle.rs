@@ -61,6 +61,19 @@ impl ServerHandle {
         self.catalog()?.edit(Edit { remove_prompts: names, ..Edit::default() })
     }
 
+    /// Switches off, for every session, the tools tagged with any of `tags`: they leave
+    /// `tools/list` and a call of one is answered as for an unknown tool. Clients are told with
+    /// `notifications/tools/list_changed` when a tool offered changed.
+    pub fn disable_tags(&self, tags: &[&str]) -> Result<()> {
+        self.catalog()?.edit(Edit { switch_tags: Some((tags, false)), ..Edit::default() })
+    }
+
+    /// Switches tags off with [`disable_tags`](Self::disable_tags) (or [`Server::disable_tags`](super::Server::disable_tags))
+    /// on again, for every session.
+    pub fn enable_tags(&self, tags: &[&str]) -> Result<()> {
+        self.catalog()?.edit(Edit { switch_tags: Some((tags, true)), ..Edit::default() })
+    }
+
     /// Applies additions and removals in one step (one notification per kind of item).
     #[cfg_attr(not(feature = "client"), allow(dead_code))]
     pub(crate) fn edit(&self, edit: Edit<'_>) -> Result<()> {
@@ -107,6 +120,36 @@ impl Context {
     pub async fn show_tools(&self, names: &[&str]) {
         let session = self.session();
         if !self.is_stateless() && session.show_tools(names) {
+            self.tools_changed_here().await;
+        }
+    }
+
+    /// Switches off, for this client's session only, the tools tagged with any of `tags`, as
+    /// [`hide_tools`](Self::hide_tools) hides tools by name (the client is told the same way);
+    /// tools added later with these tags are off here too. A stateless request's does nothing.
+    ///
+    /// ```no_run
+    /// # use mcp_runtime::prelude::*;
+    /// /// Leaves the beta: its tools are no longer offered here.
+    /// #[mcp_tool]
+    /// async fn leave_beta(ctx: Context) -> &'static str {
+    ///     ctx.disable_tags(&["beta"]).await;
+    ///     "left the beta"
+    /// }
+    /// ```
+    pub async fn disable_tags(&self, tags: &[&str]) {
+        self.switch_tags(tags, false).await;
+    }
+
+    /// Switches tags on for this client's session, whether this session or the server
+    /// ([`Server::disable_tags`](crate::Server::disable_tags)) switched them off: e.g. the
+    /// `admin` tools, for a session that proved it is an administrator's.
+    pub async fn enable_tags(&self, tags: &[&str]) {
+        self.switch_tags(tags, true).await;
+    }
+
+    async fn switch_tags(&self, tags: &[&str], on: bool) {
+        if !self.is_stateless() && self.session().switch_tags(tags, on) {
             self.tools_changed_here().await;
         }
     }

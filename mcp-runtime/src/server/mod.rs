@@ -47,6 +47,8 @@ pub struct Server {
     extensions: serde_json::Map<String, serde_json::Value>,
     custom: CustomMethods,
     middleware: Vec<Arc<dyn crate::middleware::Middleware>>,
+    /// Tags switched off from the start (`disable_tags`).
+    disabled_tags: Vec<String>,
     definitions: Definitions,
     page_size: Option<usize>,
     shutdown_grace: Duration,
@@ -79,6 +81,7 @@ impl Server {
             extensions: serde_json::Map::new(),
             custom: CustomMethods::default(),
             middleware: Vec::new(),
+            disabled_tags: Vec::new(),
             definitions: Definitions::default(),
             page_size: None,
             shutdown_grace: Duration::from_millis(500),
@@ -336,6 +339,21 @@ impl Server {
     /// ```
     pub fn middleware(mut self, middleware: impl crate::middleware::Middleware) -> Self {
         self.middleware.push(Arc::new(middleware));
+        self
+    }
+
+    /// Switches off the tools tagged with any of `tags` (`#[mcp_tool(tags = [..])]`): they are
+    /// neither listed nor callable until [`ServerHandle::enable_tags`] (for every session) or
+    /// [`Context::enable_tags`](crate::Context::enable_tags) (for one) switches them on.
+    ///
+    /// ```
+    /// use mcp_runtime::Server;
+    ///
+    /// let server = Server::new("staged", "1.0").disable_tags(["beta"]);
+    /// # let _ = server;
+    /// ```
+    pub fn disable_tags<S: Into<String>>(mut self, tags: impl IntoIterator<Item = S>) -> Self {
+        self.disabled_tags.extend(tags.into_iter().map(Into::into));
         self
     }
 
@@ -656,6 +674,10 @@ impl Server {
             }
         }
         let catalog = Arc::new(Catalog::new(self.definitions, self.page_size, self.check_arguments)?);
+        if !self.disabled_tags.is_empty() {
+            let tags: Vec<&str> = self.disabled_tags.iter().map(String::as_str).collect();
+            catalog.edit(crate::registry::Edit { switch_tags: Some((&tags, false)), ..Default::default() })?;
+        }
         let _ = self.running.set(Arc::downgrade(&catalog));
         let mut state = self.state;
         // `ctx.server()` finds the handle here: a context sits below the catalog's layer.

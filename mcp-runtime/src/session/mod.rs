@@ -83,6 +83,10 @@ pub(crate) struct Session {
     subscriptions: Mutex<HashSet<String>>,
     /// Tools hidden from this session alone (`Context::hide_tools`): not listed, not callable.
     hidden_tools: Mutex<HashSet<String>>,
+    /// This session's tag switches (`Context::disable_tags`), over the server's.
+    tags: Mutex<crate::tags::SessionTags>,
+    /// Whether `tags` switches any.
+    switches_tags: AtomicBool,
     /// Whether `hidden_tools` is not empty.
     hides_tools: AtomicBool,
     stream_closer: OnceLock<StreamCloser>,
@@ -121,6 +125,8 @@ impl Session {
             subscriptions: Mutex::default(),
             hidden_tools: Mutex::default(),
             hides_tools: AtomicBool::new(false),
+            tags: Mutex::default(),
+            switches_tags: AtomicBool::new(false),
             stream_closer: OnceLock::new(),
             revision: AtomicU64::new(0),
             transport: OnceLock::new(),
@@ -263,6 +269,51 @@ impl Session {
             return Vec::new();
         }
         lock(&self.hidden_tools).iter().cloned().collect()
+    }
+
+    /// Switches `tags` on or off for this session (`true`: that changed its switches).
+    pub fn switch_tags(&self, tags: &[&str], on: bool) -> bool {
+        let mut switches = lock(&self.tags);
+        let changed = switches.switch(tags, on);
+        self.switches_tags.store(!switches.is_empty(), Ordering::Release);
+        drop(switches);
+        if changed {
+            self.changed();
+        }
+        changed
+    }
+
+    /// This session's tag switches, for its stored record.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub fn tag_switches(&self) -> crate::tags::SessionTags {
+        if !self.switches_tags() {
+            return Default::default();
+        }
+        lock(&self.tags).clone()
+    }
+
+    /// Makes this session's tag switches `switches` (its stored record's, on another replica).
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub fn set_tag_switches(&self, switches: crate::tags::SessionTags) {
+        let mut mine = lock(&self.tags);
+        self.switches_tags.store(!switches.is_empty(), Ordering::Release);
+        *mine = switches;
+    }
+
+    /// Whether this session switched any tag (a session that never did takes no lock).
+    pub fn switches_tags(&self) -> bool {
+        self.switches_tags.load(Ordering::Acquire)
+    }
+
+    /// Whether a tool tagged `tags` is offered to this session, the server switching off `server`.
+    pub fn offers_tagged(&self, tags: &[&str], server: &crate::tags::ServerTags) -> bool {
+        if tags.is_empty() {
+            return true;
+        }
+        if !self.switches_tags() {
+            return crate::tags::enabled(tags, server, None);
+        }
+        crate::tags::enabled(tags, server, Some(&lock(&self.tags)))
     }
 
     pub fn is_tool_hidden(&self, name: &str) -> bool {

@@ -59,6 +59,8 @@ pub struct ToolDescriptor {
     pub hidden: bool,
     /// OAuth scopes a caller must hold to see and call the tool (HTTP with feature `auth`).
     pub scopes: &'static [&'static str],
+    /// Labels that switch the tool off and on with others (`Server::disable_tags`).
+    pub tags: &'static [&'static str],
     /// The arguments a client mirrors in `Mcp-Param-{Name}` HTTP headers (`x-mcp-header`),
     /// which the HTTP transport checks against the body; empty for most tools.
     pub param_headers: &'static [ParamHeader],

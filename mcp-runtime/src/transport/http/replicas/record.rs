@@ -109,6 +109,9 @@ pub(crate) struct SessionRecord {
     /// Tools hidden from this session (`Context::hide_tools`).
     #[serde(default)]
     hidden_tools: Vec<String>,
+    /// This session's tag switches (`Context::disable_tags`/`enable_tags`).
+    #[serde(default)]
+    tags: crate::tags::SessionTags,
     #[cfg(feature = "auth")]
     #[serde(default)]
     owner: Option<crate::auth::SessionOwner>,
@@ -134,6 +137,7 @@ impl SessionRecord {
             log_level: session.log_level(),
             subscriptions: session.subscriptions(),
             hidden_tools: session.hidden_tools(),
+            tags: session.tag_switches(),
             #[cfg(feature = "auth")]
             owner: owner.cloned(),
             client: client_key.map(str::to_owned),
@@ -180,6 +184,7 @@ impl SessionRecord {
             session.hidden_tools().into_iter().filter(|t| !self.hidden_tools.contains(t)).collect();
         session.show_tools(&shown.iter().map(String::as_str).collect::<Vec<_>>());
         session.hide_tools(&self.hidden_tools.iter().map(String::as_str).collect::<Vec<_>>());
+        session.set_tag_switches(self.tags);
         for uri in &self.subscriptions {
             // Over this replica's budget: the subscription is dropped here, and logged.
             if session.set_subscribed(uri, true).is_err() {
@@ -260,6 +265,25 @@ mod tests {
         assert_eq!(budget.used(), 700, "loaded from the store: charged as it is");
         drop(budget);
         assert_eq!(server.used(), 0, "all of it goes back when the session ends");
+    }
+
+    #[test]
+    fn a_sessions_tag_switches_are_kept_in_its_record_and_older_records_have_none() {
+        let older = serde_json::json!({
+            "version": "2025-11-25", "client_info": null, "capabilities": {}, "initialized": true,
+            "log_level": "info", "subscriptions": [],
+        });
+        let record: SessionRecord = serde_json::from_value(older.clone()).unwrap();
+        assert!(record.tags.is_empty());
+        let mut switches = crate::tags::SessionTags::default();
+        switches.switch(&["admin"], true);
+        switches.switch(&["beta"], false);
+        let mut with_tags = older;
+        with_tags["tags"] = serde_json::to_value(&switches).unwrap();
+        assert_eq!(with_tags["tags"], serde_json::json!({"off": ["beta"], "on": ["admin"]}));
+        let record: SessionRecord = serde_json::from_value(with_tags).unwrap();
+        let again: SessionRecord = serde_json::from_str(&record.encode().unwrap()).unwrap();
+        assert_eq!(again.tags, switches);
     }
 
     #[test]
