@@ -5,6 +5,7 @@
 //! can be taken down (every answer `503`), and serves other documents a test publishes (a
 //! Client ID Metadata Document). Every request's path is recorded.
 
+use crate::http::json_answer;
 use http_body_util::{BodyExt as _, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::{Method, Request, Response, StatusCode};
@@ -210,14 +211,6 @@ async fn answer(state: Arc<State>, request: Request<Incoming>) -> Result<Answer,
 
 fn params(encoded: &[u8]) -> HashMap<String, String> {
     form_urlencoded::parse(encoded).into_owned().collect()
-}
-
-fn json_answer(status: StatusCode, body: Value) -> Answer {
-    Response::builder()
-        .status(status)
-        .header("content-type", "application/json")
-        .body(Full::new(Bytes::from(body.to_string())))
-        .unwrap()
 }
 
 fn encode(text: &str) -> String {

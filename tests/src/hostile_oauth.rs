@@ -6,6 +6,7 @@
 //! authorization at once (redirecting straight back) and issues that token. Every request is
 //! recorded, so a test can tell what the client sent, and where.
 
+use crate::http::json_answer;
 use http_body_util::{BodyExt as _, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::{Request, Response, StatusCode};
@@ -245,14 +246,6 @@ fn token_answer() -> Answer {
         StatusCode::OK,
         json!({"access_token": ACCESS_TOKEN, "token_type": "Bearer", "expires_in": 3600, "scope": SCOPE}),
     )
-}
-
-fn json_answer(status: StatusCode, body: Value) -> Answer {
-    Response::builder()
-        .status(status)
-        .header("content-type", "application/json")
-        .body(Full::new(Bytes::from(body.to_string())))
-        .unwrap()
 }
 
 fn encode(text: &str) -> String {

@@ -432,3 +432,12 @@ where
     });
     (address, state, task)
 }
+
+/// A JSON answer of a test's HTTP service ([`serve_http1`]).
+pub fn json_answer(status: StatusCode, body: Value) -> hyper::Response<Full<Bytes>> {
+    hyper::Response::builder()
+        .status(status)
+        .header("content-type", "application/json")
+        .body(Full::new(Bytes::from(body.to_string())))
+        .unwrap()
+}
