@@ -9,11 +9,9 @@ pub(crate) mod budget;
 mod in_flight;
 pub(crate) mod outgoing;
 #[cfg(feature = "http")]
-mod record;
+pub(crate) mod record;
 
 pub(crate) use in_flight::{Cancel, Refusal};
-#[cfg(feature = "http")]
-pub(crate) use record::Record;
 
 use crate::jsonrpc::{self, ErrorObject, RequestId, code};
 use crate::logging::LoggingLevel;

@@ -2,7 +2,7 @@
 //! `POST`s it answered with SSE, kept for a while for clients that resume them.
 
 use super::failure::Failure;
-use super::replication::{SharedPump, SharedReader, SharedSession};
+use super::replication::shared::{SharedPump, SharedReader, SharedSession};
 use super::sse::{self, EventStream, STANDALONE, StreamSettings};
 use crate::core::ServerCore;
 use crate::engine::Connection;

@@ -5,11 +5,12 @@
 //! against the session's budget on each replica holding it.
 
 use super::super::failure::Failure;
-use super::super::replication::{Loaded, Snapshot};
+use super::super::replication::Loaded;
+use super::super::replication::shared::Snapshot;
 use super::bus::Note;
 use super::{Replicas, Unavailable};
-use crate::session::Record;
 use crate::session::budget::{Budget, OverBudget};
+use crate::session::record::Record;
 use crate::sync::lock;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;

@@ -1,7 +1,8 @@
 //! The Redis store as the endpoint's [`Store`]: the seam's other side.
 
 use super::super::failure::Failure;
-use super::super::replication::{Loaded, SharedSession, Store};
+use super::super::replication::shared::SharedSession;
+use super::super::replication::{Loaded, Store};
 use super::stream::Replicated;
 use super::{Replicas, bus};
 use crate::registry::Change;

@@ -13,7 +13,7 @@
 //! stream is 0.
 
 use super::super::failure::Failure;
-use super::super::replication::{SharedPump, SharedReader, SharedSession, Snapshot};
+use super::super::replication::shared::{SharedPump, SharedReader, SharedSession, Snapshot};
 use super::lifetime::{Ending, LUA_PRELUDE};
 use super::record::{Charged, SessionRecord, Unsaved};
 use super::{Replicas, Unavailable};

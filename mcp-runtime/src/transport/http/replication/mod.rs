@@ -8,17 +8,17 @@
 //! store's) is written here once, in terms of the session; a [`Store`] only moves bytes, and
 //! keeps a session's part in the store ([`SharedSession`]: its streams, what was saved).
 
-mod shared;
+pub(super) mod shared;
 
-pub(super) use shared::{SharedPump, SharedReader, SharedSession, Snapshot};
+use shared::{SharedSession, Snapshot};
 
 use super::failure::Failure;
 use super::session::HttpSession;
 use crate::core::ServerCore;
 use crate::message::Message;
 use crate::registry::Change;
-use crate::session::Record;
 use crate::session::outgoing::Outgoing;
+use crate::session::record::Record;
 use crate::tasks::TaskStore;
 use futures_util::future::BoxFuture;
 use std::collections::HashMap;

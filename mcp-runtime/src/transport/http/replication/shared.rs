@@ -4,9 +4,9 @@
 
 use super::super::failure::Failure;
 use crate::jsonrpc::RequestId;
-use crate::session::Record;
 use crate::session::budget::Budget;
 use crate::session::outgoing::{Outgoing, Sink};
+use crate::session::record::Record;
 use futures_util::future::BoxFuture;
 use hyper::body::Bytes;
 use serde::Serialize;
@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 /// A session's part in the shared store: what `HttpSession` calls instead of its own streams,
 /// and what [`Replication`](super::Replication) calls to keep the store and this replica's
 /// copy of the session in step.
-pub(in crate::transport::http) trait SharedSession: Send + Sync {
+pub(crate) trait SharedSession: Send + Sync {
     /// A stream in the store for one request (see `HttpSession::open_stream`); `request`: its
     /// id, so that a replica resuming the stream can answer for a replica that died.
     fn open_stream(
@@ -88,7 +88,7 @@ pub(in crate::transport::http) trait SharedSession: Send + Sync {
 
 /// A session's record as a store saves it: the session's own, and who started it.
 #[derive(Serialize)]
-pub(in crate::transport::http) struct Snapshot {
+pub(crate) struct Snapshot {
     #[serde(flatten)]
     pub record: Record,
     /// The user who started the session (feature `auth`): later requests must be theirs.
@@ -97,13 +97,13 @@ pub(in crate::transport::http) struct Snapshot {
 }
 
 /// One connection's view of a stream in the store: the SSE body of a `POST` or `GET`.
-pub(in crate::transport::http) trait SharedReader: Send {
+pub(crate) trait SharedReader: Send {
     /// The next frame to write, or `None` when this connection's part of the stream is over.
     fn next(&mut self) -> BoxFuture<'_, Option<Bytes>>;
 }
 
 /// Moves one request's messages into its stream in the store, until its answer.
-pub(in crate::transport::http) trait SharedPump: Send {
+pub(crate) trait SharedPump: Send {
     /// Moves `answer` (when the engine returned it at once) after what is queued, on a task.
     fn start(self: Box<Self>, answer: Option<Outgoing>);
 }
