@@ -221,7 +221,7 @@ mod tests {
     fn the_stored_record_keeps_the_sessions_fields_at_the_top_level_with_its_owner_and_client() {
         let stored = serde_json::json!({
             "version": "2025-11-25", "client_info": null, "capabilities": {}, "initialized": true,
-            "log_level": "info", "subscriptions": ["file:///a"], "hidden_tools": [], "tags": {"off": [], "on": []},
+            "log_level": "info", "subscriptions": ["file:///a"], "hidden_tools": [], "tags": {},
             "client": "ip:127.0.0.1",
         });
         let record: SessionRecord = serde_json::from_value(stored.clone()).unwrap();
