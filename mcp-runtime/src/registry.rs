@@ -555,16 +555,13 @@ impl Catalog {
         self.changes.send(change);
     }
 
-    /// Announces a change another replica of the server made, to the sessions here.
-    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
-    pub fn announce_remote(&self, change: Change) {
-        self.changes.send(change);
-    }
-
-    /// The changes made in this process ([`announce`](Self::announce)d here).
-    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
-    pub fn subscribe_local(&self) -> broadcast::Receiver<Change> {
-        self.local_changes.subscribe()
+    /// What a store shared by several processes of the server (HTTP replicas) relays between
+    /// them, so that every session hears of every change wherever it was made: the changes
+    /// made in this process ([`announce`](Self::announce)d here), for the others; and where a
+    /// change another one made is announced to the sessions here (and not relayed back).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))] // the HTTP transport's shared store
+    pub fn relay(&self) -> (broadcast::Receiver<Change>, broadcast::Sender<Change>) {
+        (self.local_changes.subscribe(), self.changes.sender())
     }
 }
 

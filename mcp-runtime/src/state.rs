@@ -44,6 +44,11 @@ pub struct State<T>(pub Arc<T>);
 /// changed it, and read again by a replica that serves the session next. For a value that
 /// does not serialize (a connection, a channel), use [`LocalSessionState`]: kept by each
 /// process for itself.
+///
+/// The bound holds in every build, with or without `redis`: features add up across a build
+/// (any crate may turn `redis` on), so a bound that appeared with the feature would break code
+/// that compiled before it; a `SessionState` is thus ready for a shared store wherever it is
+/// written.
 pub struct SessionState<T>(pub Arc<T>);
 
 /// State kept per client session in this process only, created with `T::default()` the first

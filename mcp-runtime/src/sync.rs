@@ -39,6 +39,12 @@ impl<T: Clone> Broadcast<T> {
         self.sender.get_or_init(|| broadcast::channel(self.capacity).0).subscribe()
     }
 
+    /// A sender of its own: what it sends reaches this broadcast's receivers.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))] // the HTTP transport's shared store
+    pub fn sender(&self) -> broadcast::Sender<T> {
+        self.sender.get_or_init(|| broadcast::channel(self.capacity).0).clone()
+    }
+
     /// Sends to the receivers there are (none is fine).
     pub fn send(&self, value: T) {
         if let Some(sender) = self.sender.get() {

@@ -46,18 +46,19 @@ impl Connection {
         Self { core: server, session, announcer: Some(announcer), stateless_only: false, serial: None }
     }
 
-    /// A session shared with other replicas of the server (HTTP with a Redis store): its
-    /// requests to the client are numbered from `first_request_id`, and it announces no list
-    /// changes itself (the store writes them to its stream, wherever they happened).
-    #[cfg(feature = "redis")]
-    pub fn replicated(server: Arc<ServerCore>, unsolicited: Sink, first_request_id: i64) -> Self {
+    /// A session shared with other processes of the server (HTTP replicas sharing a store):
+    /// its requests to the client are numbered from `first_request_id`, and it announces no
+    /// list changes itself (the store writes them to its stream, wherever they happened).
+    #[cfg(feature = "http")]
+    pub fn shared(server: Arc<ServerCore>, unsolicited: Sink, first_request_id: i64) -> Self {
         let session = Arc::new(Session::new(Arc::clone(&server.settings), unsolicited));
         session.number_requests_from(first_request_id);
         Self { core: server, session, announcer: None, stateless_only: false, serial: None }
     }
 
-    /// The session, for a transport that stores it.
-    #[cfg(feature = "redis")]
+    /// The session, for a transport that keeps some of it (HTTP: its replay buffers count
+    /// against its budget; a shared store saves its record).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub fn session(&self) -> &Arc<Session> {
         &self.session
     }
@@ -102,13 +103,6 @@ impl Connection {
     /// and its kind (`pipe`, `tcp`).
     pub fn set_transport(&self, id: Option<String>, kind: &'static str) {
         self.session.set_transport(id, kind);
-    }
-
-    /// The session's byte budget, for what the transport keeps for the client (HTTP's replay
-    /// buffers).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub fn budget(&self) -> &Arc<crate::session::budget::Budget> {
-        &self.session.budget
     }
 
     /// Lets the transport close a request's stream early when a handler asks

@@ -8,6 +8,8 @@
 pub(crate) mod budget;
 mod in_flight;
 pub(crate) mod outgoing;
+#[cfg(feature = "http")]
+pub(crate) mod record;
 
 pub(crate) use in_flight::{Cancel, Refusal};
 
@@ -155,33 +157,8 @@ impl Session {
         self.transport.get().map(|(_, kind)| *kind)
     }
 
-    /// See `revision`.
-    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
-    pub fn revision(&self) -> u64 {
-        self.revision.load(Ordering::Acquire)
-    }
-
     fn changed(&self) {
         self.revision.fetch_add(1, Ordering::AcqRel);
-    }
-
-    /// Numbers this session's requests to the client from `first` on: replicas sharing a
-    /// session each take their own range, so an answer names one waiting request.
-    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
-    pub fn number_requests_from(&self, first: i64) {
-        self.next_request_id.store(first, Ordering::Relaxed);
-    }
-
-    /// Whether a request to the client with this id waits for its answer here.
-    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
-    pub fn awaits(&self, id: &RequestId) -> bool {
-        lock(&self.awaiting_client).contains_key(id)
-    }
-
-    /// The resource URIs the client subscribed to.
-    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
-    pub fn subscriptions(&self) -> Vec<String> {
-        lock(&self.subscriptions).iter().cloned().collect()
     }
 
     /// Installs the transport's [`StreamCloser`] (once; later calls are ignored).
@@ -281,23 +258,6 @@ impl Session {
             self.changed();
         }
         changed
-    }
-
-    /// This session's tag switches, for its stored record.
-    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
-    pub fn tag_switches(&self) -> crate::tags::SessionTags {
-        if !self.switches_tags() {
-            return Default::default();
-        }
-        lock(&self.tags).clone()
-    }
-
-    /// Makes this session's tag switches `switches` (its stored record's, on another replica).
-    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
-    pub fn set_tag_switches(&self, switches: crate::tags::SessionTags) {
-        let mut mine = lock(&self.tags);
-        self.switches_tags.store(!switches.is_empty(), Ordering::Release);
-        *mine = switches;
     }
 
     /// Whether this session switched any tag (a session that never did takes no lock).

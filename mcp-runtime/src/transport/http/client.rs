@@ -30,7 +30,6 @@ impl Client {
 
     /// The client as a session store names it, for a share that holds across replicas;
     /// `None` for [`Client::Unknown`].
-    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
     pub fn store_key(&self) -> Option<String> {
         match self {
             Self::Address(ip) => Some(format!("ip:{ip}")),

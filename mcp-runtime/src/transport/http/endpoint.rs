@@ -5,6 +5,7 @@ use super::body::{self, Answer};
 use super::client::Client;
 use super::headers::{Accepts, Failure, LAST_EVENT_ID, RequestHeaders, SESSION_ID, bad_request, header};
 use super::policy::Route;
+use super::replication::Replication;
 use super::service::Inner;
 use super::session::HttpSession;
 use super::sessions::{self, Refused};
@@ -147,7 +148,7 @@ impl Inner {
     }
 
     /// The session named by the `Mcp-Session-Id` header: 400 without one, 404 for one that
-    /// does not exist (any more). With a Redis store, a session this replica has not served
+    /// does not exist (any more). With a shared store, a session this replica has not served
     /// yet is read from the store (503 while it is unreachable).
     async fn session(&self, headers: &RequestHeaders<'_>) -> Result<Arc<HttpSession>, Failure> {
         if headers.session_id.repeated {
@@ -156,29 +157,17 @@ impl Inner {
         let Some(id) = headers.session_id.text() else {
             return Err(Failure::bad_request("Bad Request: missing session id (the Mcp-Session-Id header)"));
         };
-        let not_found = || Failure {
-            status: StatusCode::NOT_FOUND,
-            code: code::SESSION_NOT_FOUND,
-            message: "Session not found".into(),
+        let session = match (self.sessions.get(id), &self.replication) {
+            (Some(session), _) => session,
+            (None, Some(replication)) => self.adopt(replication, id).await?,
+            (None, None) => return Err(Failure::session_not_found()),
         };
-        let session = match self.sessions.get(id) {
-            Some(session) => session,
-            #[cfg(feature = "redis")]
-            None if self.replicas.is_some() => self.adopt(id).await?.ok_or_else(not_found)?,
-            None => return Err(not_found()),
-        };
-        #[cfg(feature = "redis")]
-        if let Some(replicas) = &self.replicas {
-            // The session's first request on this replica ends its handshake TTL everywhere; a
-            // session gone from the store (ended elsewhere, or expired) is gone here too. While
-            // the store is unreachable, the copy held here serves.
-            if let Some(replicated) = session.replicated()
-                && let Ok(false) = replicated.touch().await
-            {
-                self.sessions.remove(&session.id);
-                return Err(not_found());
-            }
-            self.refresh_if_stale(replicas, &session).await?;
+        // A session gone from a shared store (ended elsewhere, or expired) is gone here too.
+        if let Some(replication) = &self.replication
+            && !replication.is_current(&session).await
+        {
+            self.sessions.remove(&session.id);
+            return Err(Failure::session_not_found());
         }
         #[cfg(feature = "auth")]
         if let Some(owner) = session.owner.get()
@@ -270,8 +259,9 @@ impl Inner {
         }
 
         if !is_request {
-            #[cfg(feature = "redis")]
-            if let Err(failure) = self.forward_elsewhere(&session, &message, &bytes).await {
+            if let Some(replication) = &self.replication
+                && let Err(failure) = replication.forward(&session, &message, &bytes).await
+            {
                 return failure.answer();
             }
             // Notifications and the client's answers produce no message (a broken one only a
@@ -279,21 +269,17 @@ impl Inner {
             let (sink, _) = mpsc::channel(1);
             // Boxed like the routes above: a request, the common message, never awaits it.
             Box::pin(session.connection.receive(message, &sink)).await;
-            #[cfg(feature = "redis")]
             if let Err(failure) = self.persist(&session).await {
                 return failure.answer();
             }
             return body::empty(StatusCode::ACCEPTED);
         }
-        // In a store, a request's stream names it, so that a replica resuming the stream can
-        // answer for the replica running it, should that one die.
-        #[cfg(feature = "redis")]
-        let request = match (&message, session.replicated()) {
-            (Message::Request(request), Some(_)) => Some(request.id.clone()),
+        // In a shared store, a request's stream names it, so that a replica resuming the
+        // stream can answer for the replica running it, should that one die.
+        let request = match &message {
+            Message::Request(request) if self.replication.is_some() => Some(request.id.clone()),
             _ => None,
         };
-        #[cfg(not(feature = "redis"))]
-        let request = None;
         let (sink, mut messages) = session.request_sink();
         // An answer ready at once, with nothing queued before it, is the whole reply: JSON
         // when the client takes it (the server may choose), with no stream to set up. A
@@ -301,7 +287,6 @@ impl Inner {
         let answer = match session.connection.receive_message(message, &sink) {
             Received::Answer(answer) if accepts.json && messages.is_empty() => {
                 session.recycle_sink(sink, messages);
-                #[cfg(feature = "redis")]
                 if let Err(failure) = self.persist(&session).await {
                     return failure.answer();
                 }
@@ -310,7 +295,6 @@ impl Inner {
             Received::Answer(answer) => Some(answer),
             Received::Nothing | Received::Exit => None,
         };
-        #[cfg(feature = "redis")]
         if answer.is_some()
             && let Err(failure) = self.persist(&session).await
         {
@@ -397,10 +381,16 @@ impl Inner {
                 return session_refused(refused);
             }
             // Saved before the client learns the id: its next request may reach any replica.
-            #[cfg(feature = "redis")]
-            if let Err(refusal) = self.admit_everywhere(&session).await {
-                self.sessions.remove(&session.id);
-                return refusal;
+            if let Some(replication) = &self.replication {
+                let refusal = match replication.admit(&session, self.config.sessions_per_client()).await {
+                    Ok(true) => None,
+                    Ok(false) => Some(session_refused(Refused::ClientShare)),
+                    Err(failure) => Some(failure.answer()),
+                };
+                if let Some(refusal) = refusal {
+                    self.sessions.remove(&session.id);
+                    return refusal;
+                }
             }
             if let Ok(value) = header {
                 answer.headers_mut().insert(SESSION_ID, value);
@@ -433,7 +423,7 @@ impl Inner {
         match session.listen(last_event).await {
             Ok(Some(reader)) => body::event_stream(reader),
             Ok(None) => bad_request("Bad Request: the stream of this Last-Event-ID is no longer available"),
-            Err(_) => Failure::store_unavailable().answer(),
+            Err(failure) => failure.answer(),
         }
     }
 
@@ -446,12 +436,10 @@ impl Inner {
         if let Err(failure) = headers.check_protocol_version() {
             return failure.answer();
         }
-        #[cfg(feature = "redis")]
-        if let Some(replicas) = &self.replicas
-            && let client = session.replicated().and_then(|replicated| replicated.client())
-            && replicas.end_session(&session.id, client, super::replicas::lifetime::Ending::Now).await.is_err()
+        if let Some(replication) = &self.replication
+            && let Err(failure) = replication.end(&session).await
         {
-            return Failure::store_unavailable().answer();
+            return failure.answer();
         }
         if self.sessions.remove(&session.id) {
             tracing::debug!(session = %session.id, "session ended by the client");
@@ -463,47 +451,24 @@ impl Inner {
 }
 
 impl Inner {
-    /// A new session of `client`: in this process, or in the Redis store.
+    /// A new session of `client`: in this process, or in the shared store.
     fn new_session(&self, id: String, client: &Client) -> Arc<HttpSession> {
-        #[cfg(feature = "redis")]
-        if let Some(replicas) = &self.replicas {
-            return HttpSession::new_replicated(id, Arc::clone(&self.core), replicas, client.store_key());
+        match &self.replication {
+            Some(replication) => replication.create(id, Arc::clone(&self.core), client.store_key()),
+            None => HttpSession::new(id, Arc::clone(&self.core), self.settings.clone()),
         }
-        let _ = client;
-        HttpSession::new(id, Arc::clone(&self.core), self.settings.clone())
     }
 
-    /// A session another replica started, read from the store into this replica's table;
-    /// `Ok(None)` when the store has no such session.
-    #[cfg(feature = "redis")]
-    async fn adopt(&self, id: &str) -> Result<Option<Arc<HttpSession>>, Failure> {
-        let Some(replicas) = &self.replicas else { return Ok(None) };
-        let unavailable = |_| Failure::store_unavailable();
-        let Some((record, record_bytes)) = replicas.load_record(id).await.map_err(unavailable)? else {
-            return Ok(None);
+    /// A session another replica started, read from the shared store into this replica's
+    /// table: 404 when the store has none.
+    async fn adopt(&self, replication: &Replication, id: &str) -> Result<Arc<HttpSession>, Failure> {
+        let Some(session) = replication.adopt(id, &self.core).await? else {
+            return Err(Failure::session_not_found());
         };
-        let state = replicas.load_state(id).await.map_err(unavailable)?;
-        let state_bytes = state.iter().map(|(name, json)| name.len() + json.len()).sum();
-        let client = record.client().map(str::to_owned);
-        let session = HttpSession::new_replicated(id.to_owned(), Arc::clone(&self.core), replicas, client);
-        #[cfg(feature = "auth")]
-        if let Some(owner) = record.owner() {
-            let _ = session.owner.set(owner.clone());
-        }
-        let engine = session.connection.session();
-        record.apply(engine);
-        engine.state.reload(state.into_iter().collect());
-        if let Some(replicated) = session.replicated() {
-            replicated.saved(engine.revision(), Vec::new());
-            // What the store holds of the session counts against the budgets here.
-            if let Err(over) = replicated.loaded(&engine.budget, record_bytes, state_bytes, false) {
-                return Err(super::replicas::record::Unsaved::OverBudget(over).failure());
-            }
-        }
         match self.sessions.adopt(session) {
             Ok(session) => {
                 tracing::debug!(session = %session.id, "serving a session started on another replica");
-                Ok(Some(session))
+                Ok(session)
             }
             Err(refused) => Err(Failure {
                 status: StatusCode::SERVICE_UNAVAILABLE,
@@ -513,88 +478,12 @@ impl Inner {
         }
     }
 
-    /// Reads a session again if another replica changed it since this one last did, or notes
-    /// may have been lost; while Redis is unreachable, the copy held here serves and stays
-    /// stale, for the next request to retry.
-    #[cfg(feature = "redis")]
-    async fn refresh_if_stale(
-        &self,
-        replicas: &super::replicas::Replicas,
-        session: &HttpSession,
-    ) -> Result<(), Failure> {
-        let Some(replicated) = session.replicated() else { return Ok(()) };
-        if !replicated.take_stale() {
-            return Ok(());
-        }
-        let loaded = async { Ok((replicas.load_record(&session.id).await?, replicas.load_state(&session.id).await?)) };
-        match loaded.await {
-            Ok((Some((record, record_bytes)), state)) => {
-                let engine = session.connection.session();
-                let state_bytes = state.iter().map(|(name, json)| name.len() + json.len()).sum();
-                record.apply(engine);
-                engine.state.reload(state.into_iter().collect());
-                replicated.saved(engine.revision(), Vec::new());
-                // Saved by another replica under the same limits: charged here as it is.
-                let _ = replicated.loaded(&engine.budget, record_bytes, state_bytes, true);
-                Ok(())
-            }
-            Ok((None, _)) => Ok(()), // ended elsewhere: its `Ended` note follows
-            // The copy held here serves meanwhile (what Redis holds may be newer: it is read
-            // again once Redis answers).
-            Err(super::replicas::Unavailable) => {
-                replicated.mark_stale();
-                Ok(())
-            }
-        }
-    }
-
-    /// Saves what a message changed of a session in the Redis store, if the server has one.
-    #[cfg(feature = "redis")]
+    /// Saves what a message changed of a session in the shared store, if the server has one.
     async fn persist(&self, session: &HttpSession) -> Result<(), Failure> {
-        let Some(replicated) = session.replicated() else { return Ok(()) };
-        #[cfg(feature = "auth")]
-        let saved = replicated.persist(session.connection.session(), session.owner.get()).await;
-        #[cfg(not(feature = "auth"))]
-        let saved = replicated.persist(session.connection.session()).await;
-        saved.map_err(super::replicas::record::Unsaved::failure)
-    }
-
-    /// Saves a new session's record in the store, counted against its client's share on every
-    /// replica together; `Err`: the answer to its `initialize` when it may not be kept.
-    #[cfg(feature = "redis")]
-    async fn admit_everywhere(&self, session: &HttpSession) -> Result<(), Answer> {
-        let Some(replicated) = session.replicated() else { return Ok(()) };
-        let share = self.config.sessions_per_client();
-        #[cfg(feature = "auth")]
-        let admitted = replicated.admit(session.connection.session(), session.owner.get(), share).await;
-        #[cfg(not(feature = "auth"))]
-        let admitted = replicated.admit(session.connection.session(), share).await;
-        match admitted {
-            Ok(true) => Ok(()),
-            Ok(false) => Err(session_refused(Refused::ClientShare)),
-            Err(unsaved) => Err(unsaved.failure().answer()),
+        match &self.replication {
+            Some(replication) => replication.persist(session).await,
+            None => Ok(()),
         }
-    }
-
-    /// Hands a client's message that belongs to a request running on another replica (an
-    /// answer to a request this replica did not send, a cancellation) to the replicas.
-    #[cfg(feature = "redis")]
-    async fn forward_elsewhere(
-        &self,
-        session: &HttpSession,
-        message: &Message<'_>,
-        bytes: &[u8],
-    ) -> Result<(), Failure> {
-        let Some(replicas) = &self.replicas else { return Ok(()) };
-        let elsewhere = match message {
-            Message::Response { id, .. } => !session.connection.session().awaits(id),
-            Message::Notification { method, .. } => method == "notifications/cancelled",
-            Message::Request(_) => false,
-        };
-        if elsewhere {
-            replicas.forward(&session.id, bytes).await.map_err(|_| Failure::store_unavailable())?;
-        }
-        Ok(())
     }
 }
 

@@ -17,12 +17,8 @@ impl Failure {
         Self { status: StatusCode::BAD_REQUEST, code: code::BAD_REQUEST, message: message.into() }
     }
 
-    /// 503: the session store is unreachable (feature `redis`).
-    pub fn store_unavailable() -> Self {
-        Self {
-            status: StatusCode::SERVICE_UNAVAILABLE,
-            code: crate::jsonrpc::code::INTERNAL_ERROR,
-            message: "Service Unavailable: the session store is unreachable; retry shortly".into(),
-        }
+    /// 404: no such session (any more).
+    pub fn session_not_found() -> Self {
+        Self { status: StatusCode::NOT_FOUND, code: code::SESSION_NOT_FOUND, message: "Session not found".into() }
     }
 }

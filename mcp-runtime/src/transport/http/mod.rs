@@ -27,7 +27,8 @@
 //! | `config.rs` | [`HttpConfig`] |
 //! | `security.rs` | the Origin/Host allow-lists (DNS-rebinding protection) |
 //! | `cors.rs` | CORS for the allowed origins: preflights, the headers a page may read |
-//! | `replicas/` | several replicas sharing sessions through Redis (feature `redis`): records, streams, the bus between replicas |
+//! | `replication/` | the seam to a store shared by several replicas: what the endpoint does at the few points that need one, the store's side of it, a session's part in it |
+//! | `replicas/` | that store in Redis (feature `redis`): records, streams, the bus between replicas |
 //! | `client.rs` | who a client is to the per-client shares of sessions and connections: its address, or its verified caller |
 //! | `sessions.rs` | the session table: ids, the caps (in all, per client), the handshake and idle timeouts |
 //! | `session.rs` | one session: its engine connection and its streams |
@@ -57,6 +58,7 @@ mod mirrored;
 mod policy;
 #[cfg(feature = "redis")]
 mod replicas;
+mod replication;
 #[cfg(feature = "oauth-proxy")]
 pub(crate) mod routes;
 mod security;

@@ -1,6 +1,7 @@
 //! [`McpHttpService`]: the endpoint as a hyper and tower `Service`, and its shutdown.
 
 use super::connections::{Activity, RequestBody};
+use super::replication::{Replication, Store};
 use super::sessions::{Limits, Sessions};
 use super::sse::{KeepAlive, StreamSettings};
 use super::{HttpConfig, McpBody};
@@ -74,9 +75,9 @@ pub(super) struct Inner {
     pub sessions: Sessions,
     #[cfg(feature = "auth")]
     pub guard: Option<super::auth::Guard>,
-    /// The Redis store shared with the other replicas (feature `redis`), if the server uses one.
-    #[cfg(feature = "redis")]
-    pub replicas: Option<Arc<super::replicas::Replicas>>,
+    /// The store shared with the other replicas of the server, if it has one: `None` costs the
+    /// endpoint one test at each point that would need it.
+    pub replication: Option<Replication>,
 }
 
 impl McpHttpService {
@@ -95,6 +96,8 @@ impl McpHttpService {
         });
         #[cfg(feature = "auth")]
         let guard = config.auth.as_ref().map(|auth| super::auth::Guard::new(auth, &config.path));
+        // The one place a shared store is made: the rest of the endpoint knows it as a
+        // `Replication`.
         #[cfg(feature = "redis")]
         let replicas = match &core.settings.session_store.kind {
             crate::store::StoreKind::Memory => None,
@@ -112,6 +115,11 @@ impl McpHttpService {
                 )?)
             }
         };
+        #[cfg(feature = "redis")]
+        let store = replicas.clone().map(|replicas| replicas as Arc<dyn Store>);
+        #[cfg(not(feature = "redis"))]
+        let store: Option<Arc<dyn Store>> = None;
+        let replication = store.map(|store| Replication::new(store, &core));
         let inner = Arc::new(Inner {
             core,
             config,
@@ -119,14 +127,11 @@ impl McpHttpService {
             sessions,
             #[cfg(feature = "auth")]
             guard,
-            #[cfg(feature = "redis")]
-            replicas,
+            replication,
         });
         #[cfg(feature = "redis")]
-        if let Some(replicas) = &inner.replicas {
-            let local: std::sync::Weak<dyn super::replicas::LocalSessions> = Arc::downgrade(&inner) as _;
-            replicas.attach(local, &inner.core.catalog);
-            inner.core.tasks.share(Arc::clone(replicas) as Arc<dyn crate::tasks::TaskStore>);
+        if let Some(replicas) = &replicas {
+            replicas.attach(Arc::downgrade(&inner) as std::sync::Weak<dyn super::replicas::LocalSessions>);
         }
         Ok(Self { inner })
     }
@@ -187,23 +192,17 @@ impl super::replicas::LocalSessions for Inner {
     }
 
     fn mark_stale(&self, session: &str) {
-        if let Some(replicated) =
-            self.sessions.peek(session).as_deref().and_then(super::session::HttpSession::replicated)
-        {
-            replicated.mark_stale();
+        if let Some(shared) = self.sessions.peek(session).as_deref().and_then(super::session::HttpSession::shared) {
+            shared.mark_stale();
         }
     }
 
     fn mark_all_stale(&self) {
         for session in self.sessions.all() {
-            if let Some(replicated) = session.replicated() {
-                replicated.mark_stale();
+            if let Some(shared) = session.shared() {
+                shared.mark_stale();
             }
         }
-    }
-
-    fn catalog_changed(&self, change: crate::registry::Change) {
-        self.core.catalog.announce_remote(change);
     }
 
     fn task_changed(&self, task: &crate::tasks::StoredTask) {

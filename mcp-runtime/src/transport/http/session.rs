@@ -1,8 +1,8 @@
 //! One HTTP session: its engine [`Connection`], its `GET` stream, and the streams of the
 //! `POST`s it answered with SSE, kept for a while for clients that resume them.
 
-#[cfg(feature = "redis")]
-use super::replicas::{Replicas, stream::Replicated};
+use super::failure::Failure;
+use super::replication::shared::{SharedPump, SharedReader, SharedSession};
 use super::sse::{self, EventStream, STANDALONE, StreamSettings};
 use crate::core::ServerCore;
 use crate::engine::Connection;
@@ -28,7 +28,7 @@ const SPARE_SINKS: usize = 4;
 pub(super) struct HttpSession {
     pub id: String,
     pub connection: Connection,
-    streams: Arc<Streams>,
+    streams: Streams,
     /// Sinks of requests answered at once that left them as new, for the next requests: a
     /// channel costs two allocations, and most requests never send on theirs.
     spare_sinks: Mutex<Vec<(Sink, mpsc::Receiver<Outgoing>)>>,
@@ -37,16 +37,18 @@ pub(super) struct HttpSession {
     /// requests must come from the same user (or client).
     #[cfg(feature = "auth")]
     pub owner: std::sync::OnceLock<crate::auth::SessionOwner>,
-    /// With a Redis store: the streams, in the store (`streams` then holds none).
-    #[cfg(feature = "redis")]
-    replicated: Option<Arc<Replicated>>,
+}
+
+/// A session's streams: in this process, or in a store shared by the server's replicas.
+enum Streams {
+    Local(Arc<LocalStreams>),
+    Shared(Arc<dyn SharedSession>),
 }
 
 /// The SSE body of one answer: a stream's events, from this process or from the store.
 pub(super) enum Reader {
     Local(sse::Reader),
-    #[cfg(feature = "redis")]
-    Replicated(super::replicas::stream::Follower),
+    Shared(Box<dyn SharedReader>),
 }
 
 impl Reader {
@@ -54,8 +56,7 @@ impl Reader {
     pub async fn next(&mut self) -> Option<Bytes> {
         match self {
             Self::Local(reader) => reader.next().await,
-            #[cfg(feature = "redis")]
-            Self::Replicated(follower) => follower.next().await,
+            Self::Shared(reader) => reader.next().await,
         }
     }
 }
@@ -63,8 +64,7 @@ impl Reader {
 /// Moves a request's messages into its stream, until its answer.
 pub(super) enum Pump {
     Local(LocalPump),
-    #[cfg(feature = "redis")]
-    Replicated(super::replicas::stream::Pump),
+    Shared(Box<dyn SharedPump>),
 }
 
 impl Pump {
@@ -73,14 +73,13 @@ impl Pump {
     pub fn start(self, answer: Option<Outgoing>) {
         match self {
             Self::Local(pump) => pump.start(answer),
-            #[cfg(feature = "redis")]
-            Self::Replicated(pump) => pump.start(answer),
+            Self::Shared(pump) => pump.start(answer),
         }
     }
 }
 
-/// Every stream of a session.
-struct Streams {
+/// Every stream of a session kept in this process.
+struct LocalStreams {
     settings: StreamSettings,
     /// The session's byte budget, charged for every event kept.
     budget: Arc<Budget>,
@@ -105,7 +104,7 @@ impl HttpSession {
     pub fn new(id: String, core: Arc<ServerCore>, settings: StreamSettings) -> Arc<Self> {
         let (unsolicited, mut messages) = mpsc::channel::<Outgoing>(SINK_QUEUE);
         let connection = Connection::new(core, unsolicited);
-        let streams = Streams::of(&connection, settings);
+        let streams = LocalStreams::of(&connection, settings);
         let standalone = Arc::clone(&streams.standalone);
         tokio::spawn(async move {
             while let Some(message) = messages.recv().await {
@@ -114,42 +113,29 @@ impl HttpSession {
         });
         let closer = Arc::clone(&streams);
         connection.set_stream_closer(Box::new(move |sink| closer.close_connection_of(sink)));
-        Self::assemble(
-            id,
-            connection,
-            streams,
-            #[cfg(feature = "redis")]
-            None,
-        )
+        Self::assemble(id, connection, Streams::Local(streams))
     }
 
-    /// A session whose streams and record live in the Redis `store`, shared with the other
-    /// replicas of the server, counted against `client` on all of them; must run inside the
-    /// tokio runtime.
-    #[cfg(feature = "redis")]
-    pub fn new_replicated(
+    /// A session whose streams live in a store shared with the other replicas of the server:
+    /// `part` makes its part there from its id and what it sends outside any request. Its
+    /// requests to the client are numbered from `first_request_id`. Must run inside the tokio
+    /// runtime.
+    pub fn new_shared(
         id: String,
         core: Arc<ServerCore>,
-        store: &Arc<Replicas>,
-        client: Option<String>,
+        first_request_id: i64,
+        part: impl FnOnce(&str, mpsc::Receiver<Outgoing>) -> Arc<dyn SharedSession>,
     ) -> Arc<Self> {
         let (unsolicited, messages) = mpsc::channel::<Outgoing>(SINK_QUEUE);
-        let connection = Connection::replicated(core, unsolicited, store.first_request_id());
-        // Its streams are in the store: the local ones stay empty (no pump feeds them).
-        let streams = Streams::of(&connection, store.settings.clone());
-        let replicated = Replicated::new(Arc::clone(store), &id, client, messages);
-        let closer = Arc::clone(&replicated);
+        let connection = Connection::shared(core, unsolicited, first_request_id);
+        let shared = part(&id, messages);
+        let closer = Arc::clone(&shared);
         connection.set_stream_closer(Box::new(move |sink| closer.close_connection_of(sink)));
-        Self::assemble(id, connection, streams, Some(replicated))
+        Self::assemble(id, connection, Streams::Shared(shared))
     }
 
     /// What both kinds of session are made of, once their streams are set up.
-    fn assemble(
-        id: String,
-        connection: Connection,
-        streams: Arc<Streams>,
-        #[cfg(feature = "redis")] replicated: Option<Arc<Replicated>>,
-    ) -> Arc<Self> {
+    fn assemble(id: String, connection: Connection, streams: Streams) -> Arc<Self> {
         connection.set_transport(Some(id.clone()), "tcp");
         Arc::new(Self {
             id,
@@ -159,15 +145,15 @@ impl HttpSession {
             last_active: Mutex::new(Instant::now()),
             #[cfg(feature = "auth")]
             owner: std::sync::OnceLock::new(),
-            #[cfg(feature = "redis")]
-            replicated,
         })
     }
 
-    /// The session's part in the Redis store, if it has one.
-    #[cfg(feature = "redis")]
-    pub fn replicated(&self) -> Option<&Arc<Replicated>> {
-        self.replicated.as_ref()
+    /// The session's part in a shared store, if it lives in one.
+    pub fn shared(&self) -> Option<&dyn SharedSession> {
+        match &self.streams {
+            Streams::Local(_) => None,
+            Streams::Shared(shared) => Some(&**shared),
+        }
     }
 
     pub fn touch(&self) {
@@ -180,11 +166,10 @@ impl HttpSession {
     }
 
     fn has_reader(&self) -> bool {
-        #[cfg(feature = "redis")]
-        if let Some(replicated) = &self.replicated {
-            return replicated.any_reader();
+        match &self.streams {
+            Streams::Local(streams) => streams.any_reader(),
+            Streams::Shared(shared) => shared.has_reader(),
         }
-        self.streams.any_reader()
     }
 
     /// Where one request's messages go (its progress, logs, requests to the client, answer),
@@ -208,20 +193,20 @@ impl HttpSession {
     /// A stream for one request whose handler sends before answering, or waits: the reader
     /// for the `POST`'s answer (which starts with the priming event), and the pump that moves
     /// `messages` (from `sink`) into the stream.
-    /// `request`: its id, for a stream kept in a store (`None` otherwise).
+    /// `request`: its id, for a stream kept in a shared store (ignored otherwise).
     pub fn open_stream(
         &self,
         sink: &Sink,
         messages: mpsc::Receiver<Outgoing>,
         request: Option<crate::jsonrpc::RequestId>,
     ) -> (Reader, Pump) {
-        #[cfg(feature = "redis")]
-        if let Some(replicated) = &self.replicated {
-            let (follower, pump) = replicated.open_stream(sink, messages, request);
-            return (Reader::Replicated(follower), Pump::Replicated(pump));
-        }
-        let _ = request;
-        let streams = &self.streams;
+        let streams = match &self.streams {
+            Streams::Local(streams) => streams,
+            Streams::Shared(shared) => {
+                let (reader, pump) = shared.open_stream(sink, messages, request);
+                return (Reader::Shared(reader), Pump::Shared(pump));
+            }
+        };
         let mut table = lock(&streams.table);
         let id = table.next_id;
         table.next_id += 1;
@@ -243,22 +228,20 @@ impl HttpSession {
 
     /// Queues a message on the `GET` stream.
     pub async fn send_unsolicited(&self, message: &[u8]) {
-        #[cfg(feature = "redis")]
-        if let Some(replicated) = &self.replicated {
-            return replicated.send_unsolicited(message).await;
+        match &self.streams {
+            Streams::Local(streams) => streams.standalone.push(message).await,
+            Streams::Shared(shared) => shared.send_unsolicited(message).await,
         }
-        self.streams.standalone.push(message).await;
     }
 
     /// A reader for a `GET`: resuming the stream of `last_event` (`(stream, seq)`), or the
     /// session's own `GET` stream. `Ok(None)` when that stream is no longer kept; `Err` when
     /// the store that keeps it is unreachable.
-    pub async fn listen(&self, last_event: Option<(u64, u64)>) -> Result<Option<Reader>, Unreachable> {
-        #[cfg(feature = "redis")]
-        if let Some(replicated) = &self.replicated {
-            return replicated.listen(last_event).await.map(|f| f.map(Reader::Replicated)).map_err(|_| Unreachable);
-        }
-        let streams = &self.streams;
+    pub async fn listen(&self, last_event: Option<(u64, u64)>) -> Result<Option<Reader>, Failure> {
+        let streams = match &self.streams {
+            Streams::Local(streams) => streams,
+            Streams::Shared(shared) => return Ok(shared.listen(last_event).await?.map(Reader::Shared)),
+        };
         let Some((stream, seq)) = last_event else {
             let reader = streams.standalone.attach(None).lead_with(super::sse::retry_frame(streams.settings.retry));
             return Ok(Some(Reader::Local(reader)));
@@ -277,33 +260,27 @@ impl HttpSession {
     /// (or its cancellation) has gone through: ending it here could cut it off before an
     /// answer still on its way from the engine (the shutdown race that lost answers).
     pub fn end(&self) {
-        #[cfg(feature = "redis")]
-        if let Some(replicated) = &self.replicated {
-            replicated.end();
+        match &self.streams {
+            Streams::Local(streams) => streams.standalone.complete(),
+            Streams::Shared(shared) => shared.end_here(),
         }
-        self.streams.standalone.complete();
     }
 
     /// Ends the session here because its time ran out here (idle, or no request after
-    /// `initialize`); in a store, everywhere too unless another replica kept it alive.
+    /// `initialize`); in a shared store, everywhere too unless another replica kept it alive.
     pub fn expire(&self) {
-        #[cfg(feature = "redis")]
-        if let Some(replicated) = &self.replicated {
-            replicated.expired_here();
+        if let Streams::Shared(shared) = &self.streams {
+            shared.expire_here();
         }
         self.end();
     }
 }
 
-/// The session store could not be reached.
-#[derive(Debug)]
-pub(super) struct Unreachable;
-
 /// Moves a request's messages from its sink into its stream in this process, until its answer.
 pub(super) struct LocalPump {
     messages: mpsc::Receiver<Outgoing>,
     stream: Arc<EventStream>,
-    streams: Arc<Streams>,
+    streams: Arc<LocalStreams>,
 }
 
 impl LocalPump {
@@ -353,10 +330,10 @@ impl LocalPump {
     }
 }
 
-impl Streams {
+impl LocalStreams {
     /// The streams of `connection`'s session: its `GET` stream, and room for the others.
     fn of(connection: &Connection, settings: StreamSettings) -> Arc<Self> {
-        let budget = Arc::clone(connection.budget());
+        let budget = Arc::clone(&connection.session().budget);
         let standalone = Arc::new(EventStream::new(STANDALONE, settings.clone(), Arc::clone(&budget)));
         let table = Table { next_id: STANDALONE + 1, ..Table::default() };
         Arc::new(Self { settings, budget, standalone, table: Mutex::new(table) })

@@ -195,7 +195,6 @@ impl Sessions {
 
     /// Adds a session another replica started (read from the store), established and counted
     /// against no client; the copy already here if a concurrent request added one first.
-    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
     pub fn adopt(&self, session: Arc<HttpSession>) -> Result<Arc<HttpSession>, Refused> {
         if self.closed.load(Ordering::Acquire) {
             return Err(Refused::ShuttingDown);

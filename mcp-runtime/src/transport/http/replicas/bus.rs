@@ -137,7 +137,11 @@ impl Replicas {
             Note::Message { session, message } => local.deliver(&session, message),
             Note::Ended { session } => local.end(&session),
             Note::Changed { session } => local.mark_stale(&session),
-            Note::Catalog { change } => local.catalog_changed(change.into_change()),
+            Note::Catalog { change } => {
+                if let Some(announce) = self.announce_here.get() {
+                    let _ = announce.send(change.into_change());
+                }
+            }
             Note::Task { task, owner, signal } if owner == self.tag => local.signal_task(&task, signal),
             Note::Task { .. } => {}
             Note::TaskChanged { task } => local.task_changed(&task),

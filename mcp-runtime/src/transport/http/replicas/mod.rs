@@ -31,11 +31,13 @@
 pub(super) mod bus;
 pub(super) mod lifetime;
 pub(super) mod record;
+mod seam;
 pub(super) mod stream;
 mod tasks;
 
+use super::failure::Failure;
 use super::sse::StreamSettings;
-use crate::registry::{Catalog, Change};
+use crate::registry::Change;
 use crate::store::RedisStore;
 use crate::sync::lock;
 use foldhash::{HashMap, HashMapExt as _};
@@ -43,11 +45,21 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use std::future::Future;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
-use tokio::sync::Notify;
+use tokio::sync::{Notify, broadcast};
 
 /// Redis could not be reached (or did not answer in time): the request gets 503.
 #[derive(Debug)]
 pub(super) struct Unavailable;
+
+impl From<Unavailable> for Failure {
+    fn from(_: Unavailable) -> Self {
+        Self {
+            status: hyper::StatusCode::SERVICE_UNAVAILABLE,
+            code: crate::jsonrpc::code::INTERNAL_ERROR,
+            message: "Service Unavailable: the session store is unreachable; retry shortly".into(),
+        }
+    }
+}
 
 /// This replica's view of the shared store.
 pub(super) struct Replicas {
@@ -67,6 +79,8 @@ pub(super) struct Replicas {
     waiters: Mutex<HashMap<String, Weak<Notify>>>,
     /// This replica's sessions, for what other replicas say about them.
     local: OnceLock<Weak<dyn LocalSessions>>,
+    /// Where the catalog changes other replicas made are announced to the sessions here.
+    announce_here: OnceLock<broadcast::Sender<Change>>,
 }
 
 /// What the bus needs of the sessions this replica holds (the HTTP service implements it; the
@@ -81,8 +95,6 @@ pub(super) trait LocalSessions: Send + Sync {
     /// Notes may have been lost (the connection to Redis dropped): every session held here
     /// reads its record again on its next request.
     fn mark_all_stale(&self);
-    /// Another replica changed what the server offers.
-    fn catalog_changed(&self, change: Change);
     /// A client's `tasks/update` or `tasks/cancel`, for a task this replica runs.
     fn signal_task(&self, task: &str, signal: crate::tasks::Signal);
     /// A task changed on another replica.
@@ -123,17 +135,16 @@ impl Replicas {
             health: Health::default(),
             waiters: Mutex::new(HashMap::new()),
             local: OnceLock::new(),
+            announce_here: OnceLock::new(),
         });
         tokio::spawn(bus::listen(Arc::downgrade(&replicas), received));
         tokio::spawn(heartbeat(Arc::downgrade(&replicas)));
         Ok(replicas)
     }
 
-    /// Connects this store to the sessions it serves, and relays the changes of `catalog`
-    /// made here to the other replicas.
-    pub fn attach(self: &Arc<Self>, local: Weak<dyn LocalSessions>, catalog: &Catalog) {
+    /// Connects this store to the sessions it serves.
+    pub fn attach(&self, local: Weak<dyn LocalSessions>) {
         let _ = self.local.set(local);
-        tokio::spawn(bus::relay_changes(Arc::downgrade(self), catalog.subscribe_local()));
     }
 
     fn local(&self) -> Option<Arc<dyn LocalSessions>> {

@@ -5,15 +5,14 @@
 //! against the session's budget on each replica holding it.
 
 use super::super::failure::Failure;
+use super::super::replication::Loaded;
+use super::super::replication::shared::Snapshot;
 use super::bus::Note;
 use super::{Replicas, Unavailable};
-use crate::logging::LoggingLevel;
-use crate::protocol::{Implementation, ProtocolVersion};
 use crate::session::budget::{Budget, OverBudget};
-use crate::session::{ClientState, Session};
+use crate::session::record::Record;
 use crate::sync::lock;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -46,7 +45,7 @@ impl Unsaved {
         use crate::jsonrpc::code;
         use hyper::StatusCode;
         match self {
-            Self::Unavailable => Failure::store_unavailable(),
+            Self::Unavailable => Failure::from(Unavailable),
             Self::Ended => Failure {
                 status: StatusCode::NOT_FOUND,
                 code: super::super::code::SESSION_NOT_FOUND,
@@ -97,21 +96,12 @@ impl Charged {
     }
 }
 
+/// A session's record as the store keeps it: the session's own ([`Record`]), and who it
+/// counts against and belongs to.
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) struct SessionRecord {
-    version: String,
-    client_info: Option<Implementation>,
-    capabilities: Map<String, Value>,
-    initialized: bool,
-    log_level: LoggingLevel,
-    /// Read by the store's fan-out script too (resource updates go to subscribers only).
-    subscriptions: Vec<String>,
-    /// Tools hidden from this session (`Context::hide_tools`).
-    #[serde(default)]
-    hidden_tools: Vec<String>,
-    /// This session's tag switches (`Context::disable_tags`/`enable_tags`).
-    #[serde(default)]
-    tags: crate::tags::SessionTags,
+    #[serde(flatten)]
+    session: Record,
     #[cfg(feature = "auth")]
     #[serde(default)]
     owner: Option<crate::auth::SessionOwner>,
@@ -121,27 +111,14 @@ pub(crate) struct SessionRecord {
 }
 
 impl SessionRecord {
-    /// The record of an initialized session, counted against `client_key`; `None` before its
-    /// handshake.
-    pub fn of(
-        session: &Session,
-        client_key: Option<&str>,
-        #[cfg(feature = "auth")] owner: Option<&crate::auth::SessionOwner>,
-    ) -> Option<Self> {
-        let client = session.client()?;
-        Some(Self {
-            version: client.version.as_str().to_owned(),
-            client_info: client.info.clone(),
-            capabilities: client.capabilities.clone(),
-            initialized: session.is_initialized(),
-            log_level: session.log_level(),
-            subscriptions: session.subscriptions(),
-            hidden_tools: session.hidden_tools(),
-            tags: session.tag_switches(),
+    /// The record of `snapshot`, counted against `client`.
+    pub fn of(snapshot: Snapshot, client: Option<&str>) -> Self {
+        Self {
+            session: snapshot.record,
             #[cfg(feature = "auth")]
-            owner: owner.cloned(),
-            client: client_key.map(str::to_owned),
-        })
+            owner: snapshot.owner,
+            client: client.map(str::to_owned),
+        }
     }
 
     /// The record as the store keeps it, within [`MAX_RECORD_BYTES`].
@@ -155,47 +132,20 @@ impl SessionRecord {
 
     /// Whether the session's handshake is complete (`notifications/initialized`).
     pub fn is_initialized(&self) -> bool {
-        self.initialized
+        self.session.initialized
     }
 
-    /// Whom the session counts against on every replica.
-    pub fn client(&self) -> Option<&str> {
-        self.client.as_deref()
-    }
-
-    /// Makes `session` what this record says.
-    pub fn apply(self, session: &Session) {
-        if session.client().is_none() {
-            let version = ProtocolVersion::parse(&self.version).unwrap_or(ProtocolVersion::LATEST);
-            let client = ClientState::new(&session.settings, version, self.client_info, self.capabilities);
-            session.set_client(client);
+    /// The session as a replica that reads it gets it; `bytes`: what the record takes in the
+    /// store, `state`: its `SessionState` values.
+    pub fn loaded(self, bytes: usize, state: HashMap<String, String>) -> Loaded {
+        Loaded {
+            record: self.session,
+            client: self.client,
+            #[cfg(feature = "auth")]
+            owner: self.owner,
+            record_bytes: bytes,
+            state,
         }
-        if self.initialized {
-            session.mark_initialized();
-        }
-        session.set_log_level(self.log_level);
-        let wanted: std::collections::HashSet<&String> = self.subscriptions.iter().collect();
-        for uri in session.subscriptions() {
-            if !wanted.contains(&uri) {
-                let _ = session.set_subscribed(&uri, false);
-            }
-        }
-        let shown: Vec<String> =
-            session.hidden_tools().into_iter().filter(|t| !self.hidden_tools.contains(t)).collect();
-        session.show_tools(&shown.iter().map(String::as_str).collect::<Vec<_>>());
-        session.hide_tools(&self.hidden_tools.iter().map(String::as_str).collect::<Vec<_>>());
-        session.set_tag_switches(self.tags);
-        for uri in &self.subscriptions {
-            // Over this replica's budget: the subscription is dropped here, and logged.
-            if session.set_subscribed(uri, true).is_err() {
-                tracing::warn!("a stored subscription does not fit the session's budget on this replica");
-            }
-        }
-    }
-
-    #[cfg(feature = "auth")]
-    pub fn owner(&self) -> Option<&crate::auth::SessionOwner> {
-        self.owner.as_ref()
     }
 }
 
@@ -268,33 +218,33 @@ mod tests {
     }
 
     #[test]
-    fn a_sessions_tag_switches_are_kept_in_its_record_and_older_records_have_none() {
-        let older = serde_json::json!({
+    fn the_stored_record_keeps_the_sessions_fields_at_the_top_level_with_its_owner_and_client() {
+        let stored = serde_json::json!({
             "version": "2025-11-25", "client_info": null, "capabilities": {}, "initialized": true,
-            "log_level": "info", "subscriptions": [],
+            "log_level": "info", "subscriptions": ["file:///a"], "hidden_tools": [], "tags": {},
+            "client": "ip:127.0.0.1",
         });
-        let record: SessionRecord = serde_json::from_value(older.clone()).unwrap();
-        assert!(record.tags.is_empty());
-        let mut switches = crate::tags::SessionTags::default();
-        switches.switch(&["admin"], true);
-        switches.switch(&["beta"], false);
-        let mut with_tags = older;
-        with_tags["tags"] = serde_json::to_value(&switches).unwrap();
-        assert_eq!(with_tags["tags"], serde_json::json!({"off": ["beta"], "on": ["admin"]}));
-        let record: SessionRecord = serde_json::from_value(with_tags).unwrap();
-        let again: SessionRecord = serde_json::from_str(&record.encode().unwrap()).unwrap();
-        assert_eq!(again.tags, switches);
+        let record: SessionRecord = serde_json::from_value(stored.clone()).unwrap();
+        assert!(record.is_initialized());
+        assert_eq!(record.client.as_deref(), Some("ip:127.0.0.1"));
+        let mut again = serde_json::to_value(&record).unwrap();
+        if let Some(fields) = again.as_object_mut() {
+            fields.remove("owner");
+        }
+        assert_eq!(again, stored, "older replicas read what this one writes, and the other way round");
     }
 
     #[test]
     fn a_record_past_its_bound_is_refused() {
-        let mut record: SessionRecord = serde_json::from_value(serde_json::json!({
-            "version": "2025-11-25", "client_info": null, "capabilities": {}, "initialized": true,
-            "log_level": "info", "subscriptions": [],
-        }))
-        .unwrap();
-        assert!(record.encode().is_ok_and(|json| json.len() < 1024));
-        record.subscriptions = vec!["x".repeat(MAX_RECORD_BYTES)];
-        assert!(matches!(record.encode(), Err(Unsaved::RecordTooLarge { bytes }) if bytes > MAX_RECORD_BYTES));
+        let record = |subscriptions: Vec<String>| -> SessionRecord {
+            serde_json::from_value(serde_json::json!({
+                "version": "2025-11-25", "client_info": null, "capabilities": {}, "initialized": true,
+                "log_level": "info", "subscriptions": subscriptions,
+            }))
+            .unwrap()
+        };
+        assert!(record(Vec::new()).encode().is_ok_and(|json| json.len() < 1024));
+        let large = record(vec!["x".repeat(MAX_RECORD_BYTES)]);
+        assert!(matches!(large.encode(), Err(Unsaved::RecordTooLarge { bytes }) if bytes > MAX_RECORD_BYTES));
     }
 }

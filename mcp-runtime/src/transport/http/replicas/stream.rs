@@ -12,14 +12,16 @@
 //! `tag << 32 | n` by the replica that opens them (unique without asking Redis); the `GET`
 //! stream is 0.
 
+use super::super::failure::Failure;
+use super::super::replication::shared::{SharedPump, SharedReader, SharedSession, Snapshot};
 use super::lifetime::{Ending, LUA_PRELUDE};
 use super::record::{Charged, SessionRecord, Unsaved};
 use super::{Replicas, Unavailable};
 use crate::jsonrpc::RequestId;
-use crate::session::Session;
-use crate::session::budget::{Budget, OverBudget};
+use crate::session::budget::Budget;
 use crate::session::outgoing::{Outgoing, Sink};
 use crate::sync::lock;
+use futures_util::future::BoxFuture;
 use hyper::body::Bytes;
 use redis::Value;
 use std::collections::VecDeque;
@@ -337,38 +339,20 @@ impl Replicated {
         }
     }
 
-    /// A stream for one request (see `HttpSession::open_stream`).
-    pub fn open_stream(
-        &self,
-        sink: &Sink,
-        messages: mpsc::Receiver<Outgoing>,
-        request: Option<RequestId>,
-    ) -> (Follower, Pump) {
-        let stream = (u64::from(self.store.tag()) << 32) | self.next_stream.fetch_add(1, Ordering::Relaxed);
-        let mut sinks = lock(&self.sinks);
-        sinks.retain(|(_, weak)| weak.strong_count() > 0);
-        sinks.push((stream, sink.downgrade()));
-        drop(sinks);
-        let mut early = lock(&self.closed_early);
-        early.retain(|weak| weak.strong_count() > 0);
-        let closed_early = early.iter().position(|weak| weak.upgrade().is_some_and(|s| s.same_channel(sink)));
-        if let Some(index) = closed_early {
-            early.swap_remove(index);
-        }
-        drop(early);
-        let pump = Pump {
-            store: Arc::clone(&self.store),
-            key: self.key(stream),
-            messages,
-            close_first: closed_early.is_some(),
-            request,
-        };
-        (self.follower(stream, 0, 0), pump)
+    /// Whom the session counts against on every replica.
+    fn client(&self) -> Option<&str> {
+        self.client.as_deref()
+    }
+
+    /// Records what was saved (or read) of the session.
+    fn saved(&self, revision: u64, state: Vec<(&'static str, String)>) {
+        self.saved_revision.store(revision, Ordering::Release);
+        *lock(&self.saved_state) = state;
     }
 
     /// A reader for a `GET`: resuming the stream of `last_event`, or the session's `GET`
     /// stream from the first event no client received. `Ok(None)`: no such stream.
-    pub async fn listen(&self, last_event: Option<(u64, u64)>) -> Result<Option<Follower>, Unavailable> {
+    async fn follow(&self, last_event: Option<(u64, u64)>) -> Result<Option<Follower>, Unavailable> {
         let Some((stream, seq)) = last_event else {
             let key = self.store.key("sent", &self.session);
             let sent: Option<u64> = self
@@ -386,57 +370,10 @@ impl Replicated {
         }
     }
 
-    /// Queues a message on the `GET` stream.
-    pub async fn send_unsolicited(&self, message: &[u8]) {
-        self.store.append_retrying(&self.key(0), kind::MESSAGE, message).await;
-    }
-
-    /// Ends the connection carrying `sink`'s stream after what it sent so far.
-    pub fn close_connection_of(&self, sink: &Sink) {
-        let stream = lock(&self.sinks)
-            .iter()
-            .find(|(_, weak)| weak.upgrade().is_some_and(|s| s.same_channel(sink)))
-            .map(|(stream, _)| *stream);
-        match stream {
-            Some(stream) => {
-                let (store, key) = (Arc::clone(&self.store), self.key(stream));
-                tokio::spawn(async move { store.append_retrying(&key, kind::CLOSE, b"").await });
-            }
-            None => lock(&self.closed_early).push(sink.downgrade()),
-        }
-    }
-
-    pub fn any_reader(&self) -> bool {
-        self.live.readers.load(Ordering::Acquire) > 0
-    }
-
-    /// This replica drops the session: its readers here end (the stream stays in the store).
-    pub fn end(&self) {
-        self.live.ended.store(true, Ordering::Release);
-        self.live.changed.notify_waiters();
-    }
-
-    /// Whom the session counts against on every replica.
-    pub fn client(&self) -> Option<&str> {
-        self.client.as_deref()
-    }
-
-    /// This replica dropped the session because its time ran out here (idle, or no request
-    /// after `initialize`): if no replica kept it alive meanwhile (its record is gone), it
-    /// ends everywhere, with every key it left.
-    pub fn expired_here(&self) {
-        let (store, id, client) = (Arc::clone(&self.store), self.session.clone(), self.client.clone());
-        tokio::spawn(async move {
-            if let Ok(true) = store.end_session(&id, client.as_deref(), Ending::IfExpired).await {
-                tracing::debug!(session = %id, "the session expired on every replica: its keys are deleted");
-            }
-        });
-    }
-
     /// Keeps the session's keys alive for a request: on its first request on this replica at
     /// once (the first request anywhere ends the record's handshake TTL), then at most once
     /// per tenth of the idle TTL, in the background. `Ok(false)`: the session no longer exists.
-    pub async fn touch(&self) -> Result<bool, Unavailable> {
+    async fn keep_alive(&self) -> Result<bool, Unavailable> {
         {
             let mut last = lock(&self.last_touch);
             match *last {
@@ -457,86 +394,43 @@ impl Replicated {
         Ok(kept)
     }
 
-    /// Charges the session's `budget` for its record and state as read from the store
-    /// (`record`, `state`: their bytes). `anyway`: past the limits.
-    pub fn loaded(&self, budget: &Budget, record: usize, state: usize, anyway: bool) -> Result<(), OverBudget> {
-        self.stored.set(budget, record, state, anyway)
-    }
-
     /// Saves a new session's record, for the handshake timeout, unless its client holds
     /// `share` sessions already on the replicas together: `Ok(false)` then.
-    pub async fn admit(
-        &self,
-        session: &Session,
-        #[cfg(feature = "auth")] owner: Option<&crate::auth::SessionOwner>,
-        share: usize,
-    ) -> Result<bool, Unsaved> {
-        #[cfg(feature = "auth")]
-        let record = SessionRecord::of(session, self.client(), owner);
-        #[cfg(not(feature = "auth"))]
-        let record = SessionRecord::of(session, self.client());
-        let json = record.ok_or(Unsaved::Ended)?.encode()?;
-        self.stored.set(&session.budget, json.len(), 0, false).map_err(Unsaved::OverBudget)?;
+    async fn insert(&self, budget: &Budget, revision: u64, record: Snapshot, share: usize) -> Result<bool, Unsaved> {
+        let json = SessionRecord::of(record, self.client()).encode()?;
+        self.stored.set(budget, json.len(), 0, false).map_err(Unsaved::OverBudget)?;
         if !self.store.admit(&self.session, &json, self.client(), share).await? {
             return Ok(false);
         }
-        self.saved(session.revision(), Vec::new());
-        // What the session's `initialize` set of its `SessionState` (nothing, usually).
-        #[cfg(feature = "auth")]
-        self.persist(session, owner).await?;
-        #[cfg(not(feature = "auth"))]
-        self.persist(session).await?;
+        self.saved(revision, Vec::new());
         Ok(true)
     }
 
-    pub fn mark_stale(&self) {
-        self.stale.store(true, Ordering::Release);
-    }
-
-    /// Whether the session was stale (it no longer is: the caller reads it again).
-    pub fn take_stale(&self) -> bool {
-        self.stale.swap(false, Ordering::AcqRel)
-    }
-
-    /// Records what was saved (or read) of the session.
-    pub fn saved(&self, revision: u64, state: Vec<(&'static str, String)>) {
-        self.saved_revision.store(revision, Ordering::Release);
-        *lock(&self.saved_state) = state;
-    }
-
-    /// Saves what changed of the session since it was last saved (its record, its
-    /// `SessionState` values), and tells the other replicas. A change the store may not keep
-    /// (past the record's bound, or the budget) is not saved, and this replica reads the
-    /// session again on its next request, undoing the change here too.
-    pub async fn persist(
+    /// Saves what changed of the session since it was last saved (its record at `revision`
+    /// if `record`, its `SessionState` values), and tells the other replicas. A change the
+    /// store may not keep (past the record's bound, or the budget) is not saved, and this
+    /// replica reads the session again on its next request, undoing the change here too.
+    async fn write(
         &self,
-        session: &Session,
-        #[cfg(feature = "auth")] owner: Option<&crate::auth::SessionOwner>,
+        budget: &Budget,
+        revision: u64,
+        record: Option<Snapshot>,
+        state: Vec<(&'static str, String)>,
     ) -> Result<(), Unsaved> {
-        let revision = session.revision();
-        let record_changed = revision != self.saved_revision.load(Ordering::Acquire);
-        let state = session.state.encode();
         let changed_state: Vec<(&'static str, String)> = {
             let saved = lock(&self.saved_state);
             state.iter().filter(|value| !saved.contains(value)).cloned().collect()
         };
-        if !record_changed && changed_state.is_empty() {
+        if record.is_none() && changed_state.is_empty() {
             return Ok(());
         }
-        let record = match record_changed {
-            #[cfg(feature = "auth")]
-            true => SessionRecord::of(session, self.client(), owner),
-            #[cfg(not(feature = "auth"))]
-            true => SessionRecord::of(session, self.client()),
-            false => None,
-        };
-        let encoded = match &record {
+        let encoded = match record.map(|record| SessionRecord::of(record, self.client())) {
             Some(record) => Some((record.encode().inspect_err(|_| self.mark_stale())?, record.is_initialized())),
             None => None,
         };
         let record_bytes = encoded.as_ref().map_or(self.stored.record(), |(json, _)| json.len());
         let state_bytes = state.iter().map(|(name, json)| name.len() + json.len()).sum();
-        if let Err(over) = self.stored.set(&session.budget, record_bytes, state_bytes, false) {
+        if let Err(over) = self.stored.set(budget, record_bytes, state_bytes, false) {
             self.mark_stale();
             return Err(Unsaved::OverBudget(over));
         }
@@ -553,6 +447,129 @@ impl Replicated {
     }
 }
 
+impl SharedSession for Replicated {
+    fn open_stream(
+        &self,
+        sink: &Sink,
+        messages: mpsc::Receiver<Outgoing>,
+        request: Option<RequestId>,
+    ) -> (Box<dyn SharedReader>, Box<dyn SharedPump>) {
+        let stream = (u64::from(self.store.tag()) << 32) | self.next_stream.fetch_add(1, Ordering::Relaxed);
+        let mut sinks = lock(&self.sinks);
+        sinks.retain(|(_, weak)| weak.strong_count() > 0);
+        sinks.push((stream, sink.downgrade()));
+        drop(sinks);
+        let mut early = lock(&self.closed_early);
+        early.retain(|weak| weak.strong_count() > 0);
+        let closed_early = early.iter().position(|weak| weak.upgrade().is_some_and(|s| s.same_channel(sink)));
+        if let Some(index) = closed_early {
+            early.swap_remove(index);
+        }
+        drop(early);
+        let pump = Pump {
+            store: Arc::clone(&self.store),
+            key: self.key(stream),
+            messages,
+            close_first: closed_early.is_some(),
+            request,
+        };
+        (Box::new(self.follower(stream, 0, 0)), Box::new(pump))
+    }
+
+    fn listen(&self, last_event: Option<(u64, u64)>) -> BoxFuture<'_, Result<Option<Box<dyn SharedReader>>, Failure>> {
+        Box::pin(async move {
+            let follower = self.follow(last_event).await?;
+            Ok(follower.map(|follower| Box::new(follower) as Box<dyn SharedReader>))
+        })
+    }
+
+    fn send_unsolicited<'a>(&'a self, message: &'a [u8]) -> BoxFuture<'a, ()> {
+        Box::pin(async move { self.store.append_retrying(&self.key(0), kind::MESSAGE, message).await })
+    }
+
+    fn close_connection_of(&self, sink: &Sink) {
+        let stream = lock(&self.sinks)
+            .iter()
+            .find(|(_, weak)| weak.upgrade().is_some_and(|s| s.same_channel(sink)))
+            .map(|(stream, _)| *stream);
+        match stream {
+            Some(stream) => {
+                let (store, key) = (Arc::clone(&self.store), self.key(stream));
+                tokio::spawn(async move { store.append_retrying(&key, kind::CLOSE, b"").await });
+            }
+            None => lock(&self.closed_early).push(sink.downgrade()),
+        }
+    }
+
+    fn has_reader(&self) -> bool {
+        self.live.readers.load(Ordering::Acquire) > 0
+    }
+
+    fn end_here(&self) {
+        self.live.ended.store(true, Ordering::Release);
+        self.live.changed.notify_waiters();
+    }
+
+    fn expire_here(&self) {
+        let (store, id, client) = (Arc::clone(&self.store), self.session.clone(), self.client.clone());
+        tokio::spawn(async move {
+            if let Ok(true) = store.end_session(&id, client.as_deref(), Ending::IfExpired).await {
+                tracing::debug!(session = %id, "the session expired on every replica: its keys are deleted");
+            }
+        });
+    }
+
+    fn touch(&self) -> BoxFuture<'_, Result<bool, Failure>> {
+        Box::pin(async move { Ok(self.keep_alive().await?) })
+    }
+
+    fn take_stale(&self) -> bool {
+        self.stale.swap(false, Ordering::AcqRel)
+    }
+
+    fn mark_stale(&self) {
+        self.stale.store(true, Ordering::Release);
+    }
+
+    fn loaded(&self, budget: &Budget, revision: u64, record: usize, state: usize, anyway: bool) -> Result<(), Failure> {
+        self.saved(revision, Vec::new());
+        self.stored.set(budget, record, state, anyway).map_err(|over| Unsaved::OverBudget(over).failure())
+    }
+
+    fn is_saved(&self, revision: u64) -> bool {
+        revision == self.saved_revision.load(Ordering::Acquire)
+    }
+
+    fn save<'a>(
+        &'a self,
+        budget: &'a Budget,
+        revision: u64,
+        record: Option<Snapshot>,
+        state: Vec<(&'static str, String)>,
+    ) -> BoxFuture<'a, Result<(), Failure>> {
+        Box::pin(async move { self.write(budget, revision, record, state).await.map_err(Unsaved::failure) })
+    }
+
+    fn admit<'a>(
+        &'a self,
+        budget: &'a Budget,
+        revision: u64,
+        record: Snapshot,
+        share: usize,
+    ) -> BoxFuture<'a, Result<bool, Failure>> {
+        Box::pin(async move { self.insert(budget, revision, record, share).await.map_err(Unsaved::failure) })
+    }
+
+    fn end_everywhere(&self) -> BoxFuture<'_, Result<(), Failure>> {
+        Box::pin(async move {
+            match self.store.end_session(&self.session, self.client(), Ending::Now).await {
+                Ok(_) => Ok(()),
+                Err(unavailable) => Err(unavailable.into()),
+            }
+        })
+    }
+}
+
 /// Moves one request's messages from its sink into its stream in the store, until its answer.
 pub(crate) struct Pump {
     store: Arc<Replicas>,
@@ -564,8 +581,8 @@ pub(crate) struct Pump {
     request: Option<RequestId>,
 }
 
-impl Pump {
-    pub fn start(mut self, mut answer: Option<Outgoing>) {
+impl SharedPump for Pump {
+    fn start(mut self: Box<Self>, mut answer: Option<Outgoing>) {
         if answer.is_some() {
             self.messages.close(); // nothing comes after an answer
         }
@@ -616,7 +633,7 @@ impl Follower {
     }
 
     /// The next frame to write, or `None` when this connection's part of the stream is over.
-    pub async fn next(&mut self) -> Option<Bytes> {
+    async fn next_frame(&mut self) -> Option<Bytes> {
         loop {
             if let Some(frame) = self.lead.take().or_else(|| self.pending.pop_front()) {
                 return Some(frame);
@@ -718,6 +735,12 @@ impl Follower {
                     .await;
             });
         }
+    }
+}
+
+impl SharedReader for Follower {
+    fn next(&mut self) -> BoxFuture<'_, Option<Bytes>> {
+        Box::pin(self.next_frame())
     }
 }
 
