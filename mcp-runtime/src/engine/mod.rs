@@ -72,7 +72,7 @@ impl Connection {
 
     /// A connection for stateless (2026-07-28) requests only, e.g. one HTTP POST: no session
     /// state, nothing unsolicited.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    #[cfg(feature = "http")]
     pub fn stateless(server: Arc<ServerCore>) -> Self {
         let (unsolicited, _) = tokio::sync::mpsc::channel(1);
         let session = Arc::new(Session::new(Arc::clone(&server.settings), unsolicited));
@@ -106,14 +106,14 @@ impl Connection {
 
     /// The session's byte budget, for what the transport keeps for the client (HTTP's replay
     /// buffers).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    #[cfg(feature = "http")]
     pub fn budget(&self) -> &Arc<crate::session::budget::Budget> {
         &self.session.budget
     }
 
     /// Lets the transport close a request's stream early when a handler asks
     /// ([`Context::close_sse_stream`]).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    #[cfg(feature = "http")]
     pub fn set_stream_closer(&self, closer: crate::session::StreamCloser) {
         self.session.set_stream_closer(closer);
     }
