@@ -8,8 +8,11 @@
 //! A stub's parameters are the function's arguments. Whether a parameter is injected is decided
 //! by its type's traits, which only the compiler knows (`handler/mod.rs`, `Role`); a signature
 //! has to be written before that, so a stub leaves out the parameters marked injected and those
-//! whose type is one the runtime injects (`Context`, `State<T>`...), by name. A parameter of an
-//! injected type of your own is marked `#[mcp(inject)]` for its stub.
+//! whose type is named like one the runtime injects (`Context`, `State<T>`...). The type then
+//! has the last word, as for the handler: each guess is checked against its trait (`FromContext`)
+//! where the stub compiles, and a wrong one is a warning on the parameter saying what to write (a
+//! parameter of an injected type of your own is marked `#[mcp(inject)]`); not an error, since a
+//! server that builds without the feature `client` must build with it.
 //!
 //! A stub never makes a server that compiles without it fail to compile: what it cannot do for a
 //! type it says at run time. An argument whose type is not `Serialize`, a structured output not
@@ -24,15 +27,22 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-/// The runtime's injected types, by their last path segment.
+/// The runtime's injected types, by their last path segment: the stub's guess, which
+/// [`typed_call_checks`] has the compiler confirm.
 const INJECTED: &[&str] =
     &["Context", "State", "SessionState", "LocalSessionState", "CancellationToken", "AuthInfo", "HttpRequest"];
 
-/// Whether a `ByType` parameter's type is one the runtime injects (`Option<AuthInfo>` too).
-fn injected_by_the_runtime(ty: &syn::Type) -> bool {
+/// Whether a `ByType` parameter's type is one the runtime injects (`Option<AuthInfo>` too), as
+/// far as its tokens tell: named like one, bare or under the runtime's path (`mcp_runtime::`, or
+/// the name of `crate = ".."`); `user::State` is not.
+fn injected_by_the_runtime(krate: &TokenStream, ty: &syn::Type) -> bool {
     let syn::Type::Path(syn::TypePath { qself: None, path }) = ty else { return false };
     let Some(last) = path.segments.last() else { return false };
-    if INJECTED.iter().any(|name| last.ident == name) {
+    let runtime = krate.to_string();
+    let runtime = runtime.rsplit("::").next().unwrap_or_default().trim();
+    let first = &path.segments[0].ident;
+    let the_runtimes = path.segments.len() == 1 || first == "mcp_runtime" || first == runtime;
+    if the_runtimes && INJECTED.iter().any(|name| last.ident == name) {
         return true;
     }
     // `Option<AuthInfo>`.
@@ -40,7 +50,7 @@ fn injected_by_the_runtime(ty: &syn::Type) -> bool {
         syn::PathArguments::AngleBracketed(args) if last.ident == "Option" => args
             .args
             .iter()
-            .any(|arg| matches!(arg, syn::GenericArgument::Type(inner) if injected_by_the_runtime(inner))),
+            .any(|arg| matches!(arg, syn::GenericArgument::Type(inner) if injected_by_the_runtime(krate, inner))),
         _ => false,
     }
 }
@@ -53,9 +63,38 @@ fn stub_params(handler: &HandlerFn) -> Vec<&Param> {
         .filter(|p| match p.role {
             Role::Injected => false,
             Role::Argument => true,
-            Role::ByType => !injected_by_the_runtime(&p.ty),
+            Role::ByType => !injected_by_the_runtime(&handler.krate, &p.ty),
         })
         .collect()
+}
+
+/// For each parameter of a tool or prompt whose role its type decides, a check that the stub's
+/// guess is the type's answer: the method called on the probe's marker is deprecated where they
+/// disagree, a warning on the parameter's type saying what to write (`param.rs`).
+fn typed_call_checks(handler: &HandlerFn, of_a_tool: bool) -> TokenStream {
+    let krate = &handler.krate;
+    // A tool's argument is `Deserialize + JsonSchema`, and a type that is neither that nor
+    // injected is the handler's error alone; a prompt's argument is any other type.
+    let probes = match of_a_tool {
+        true => quote!(ProbeInjected as _, ProbeArgument as _, ProbeUndecided as _),
+        false => quote!(ProbeInjected as _, ProbeOther as _),
+    };
+    let checks = handler.params.iter().filter(|p| p.role == Role::ByType).map(|p| {
+        let ty = &p.ty;
+        let guess = match injected_by_the_runtime(krate, ty) {
+            true => format_ident!("left_out_of_typed_calls", span = ty.span()),
+            false => format_ident!("sent_by_typed_calls", span = ty.span()),
+        };
+        let marker = crate::handler::expand::probe(krate, ty, "typed_call", quote!());
+        quote_spanned!(ty.span()=> #marker.#guess();)
+    });
+    quote! {
+        {
+            #[allow(unused_imports)]
+            use #krate::__private::{#probes};
+            #(#checks)*
+        }
+    }
 }
 
 /// The stub's client parameter: `client`, unless an argument has that name.
@@ -243,8 +282,10 @@ pub(crate) fn tool(handler: &HandlerFn, name: &str) -> TokenStream {
         .collect();
     let doc =
         format!("Calls the tool `{name}` through `client` (feature `client`), returning what [`{ident}()`] returned.");
+    let checks = typed_call_checks(handler, true);
     stub_method(handler, &params, ("call", doc), output, |client| {
         quote! {
+            #checks
             #[allow(unused_imports)]
             use #krate::__private::{ArgumentOther as _, ArgumentSerialize as _};
             #[allow(unused_mut)]
@@ -288,8 +329,10 @@ pub(crate) fn prompt(handler: &HandlerFn, name: &str) -> TokenStream {
     let params = stub_params(handler);
     let values: Vec<TokenStream> = texts(krate, &params).collect();
     let doc = format!("Renders the prompt `{name}` through `client` (feature `client`).");
+    let checks = typed_call_checks(handler, false);
     stub_method(handler, &params, ("get", doc), quote!(#krate::GetPromptResult), |client| {
         quote! {
+            #checks
             #[allow(unused_imports)]
             use #krate::__private::{TextOfDisplay as _, TextOfOption as _, TextOfOther as _};
             let __mcp_arguments: ::std::vec::Vec<(&str, ::core::option::Option<::std::string::String>)> =

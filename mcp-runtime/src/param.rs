@@ -154,6 +154,8 @@ pub trait ProbeInjected<T> {
     fn is_argument(&self) -> bool;
     /// The server state it needs.
     fn required_state(&self) -> Option<RequiredState>;
+    /// What a typed call does with it: leaves it out.
+    fn typed_call(&self) -> InjectedParameter<T>;
 }
 
 impl<T: FromContext> ProbeInjected<T> for &Probe<T> {
@@ -179,6 +181,9 @@ impl<T: FromContext> ProbeInjected<T> for &Probe<T> {
     fn required_state(&self) -> Option<RequiredState> {
         T::required_state()
     }
+    fn typed_call(&self) -> InjectedParameter<T> {
+        InjectedParameter(PhantomData)
+    }
 }
 
 /// The answers for a tool argument: a `Deserialize + JsonSchema` type that is not injected.
@@ -187,6 +192,8 @@ pub trait ProbeArgument<T> {
     fn slot(&self) -> PhantomData<T>;
     /// The parameter: the field.
     fn bind(&self, field: T, ctx: &Context) -> Result<T, CallToolResult>;
+    /// What a typed call does with it: sends it.
+    fn typed_call(&self) -> SentParameter;
 }
 
 impl<T: DeserializeOwned + schemars::JsonSchema> ProbeArgument<T> for &&Probe<T> {
@@ -196,6 +203,22 @@ impl<T: DeserializeOwned + schemars::JsonSchema> ProbeArgument<T> for &&Probe<T>
     #[inline]
     fn bind(&self, field: T, _: &Context) -> Result<T, CallToolResult> {
         Ok(field)
+    }
+    fn typed_call(&self) -> SentParameter {
+        SentParameter
+    }
+}
+
+/// A tool parameter that is neither injected nor an argument, for its typed call: the
+/// handler's own error says what is wrong, so the typed call's check says nothing.
+pub trait ProbeUndecided<T> {
+    /// [`UndecidedParameter`].
+    fn typed_call(&self) -> UndecidedParameter;
+}
+
+impl<T> ProbeUndecided<T> for Probe<T> {
+    fn typed_call(&self) -> UndecidedParameter {
+        UndecidedParameter
     }
 }
 
@@ -223,6 +246,8 @@ pub trait ProbeOther<T> {
     fn is_argument(&self) -> bool;
     /// The server state it needs: none.
     fn required_state(&self) -> Option<RequiredState>;
+    /// What a typed call does with it: sends it.
+    fn typed_call(&self) -> SentParameter;
 }
 
 impl<T> ProbeOther<T> for &&Probe<T> {
@@ -251,6 +276,9 @@ impl<T> ProbeOther<T> for &&Probe<T> {
     }
     fn required_state(&self) -> Option<RequiredState> {
         None
+    }
+    fn typed_call(&self) -> SentParameter {
+        SentParameter
     }
 }
 
@@ -315,4 +343,51 @@ pub fn required_states(required: &[Option<RequiredState>]) -> Vec<RequiredState>
         }
     }
     states
+}
+
+/// A parameter whose type is injected ([`ProbeInjected::typed_call`]).
+pub struct InjectedParameter<T>(PhantomData<T>);
+
+/// A parameter whose type is read from the request ([`ProbeArgument::typed_call`],
+/// [`ProbeOther::typed_call`]).
+pub struct SentParameter;
+
+/// A tool parameter that does not compile ([`ProbeUndecided::typed_call`]).
+pub struct UndecidedParameter;
+
+// What a typed call (`name::call(&client, ..)`) takes: the macros write its signature before the
+// compiler knows the types' traits, so they leave out the runtime's own injected types by name
+// and the parameters marked `#[mcp(inject)]`. The generated stub then asks the probe for each
+// parameter's marker and calls the method named after its guess: on the marker that disagrees,
+// it is deprecated, so a wrong guess is a warning on the parameter saying what to write. Not an
+// error: features add, and a server that builds without `client` must build with it.
+
+impl<T> InjectedParameter<T> {
+    /// The stub leaves this parameter out, as it should.
+    pub fn left_out_of_typed_calls(&self) {}
+
+    /// The stub sends this injected parameter.
+    #[deprecated(
+        note = "this parameter is injected (its type implements `FromContext`), but its typed call (`name::call(&client, ..)`, feature `client`) takes it as an argument: mark the parameter `#[mcp(inject)]`"
+    )]
+    pub fn sent_by_typed_calls(&self) {}
+}
+
+impl SentParameter {
+    /// The stub sends this parameter, as it should.
+    pub fn sent_by_typed_calls(&self) {}
+
+    /// The stub leaves out this argument.
+    #[deprecated(
+        note = "this parameter is an argument (its type does not implement `FromContext`), but its type is named like one the runtime injects, so its typed call (`name::call(&client, ..)`, feature `client`) leaves it out: name the type differently, or give the parameter `#[mcp(rename = \"..\")]`"
+    )]
+    pub fn left_out_of_typed_calls(&self) {}
+}
+
+impl UndecidedParameter {
+    /// Nothing to say: the handler does not compile.
+    pub fn sent_by_typed_calls(&self) {}
+
+    /// Nothing to say: the handler does not compile.
+    pub fn left_out_of_typed_calls(&self) {}
 }

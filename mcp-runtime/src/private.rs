@@ -3,9 +3,9 @@
 
 pub use crate::completion::{CompleteFn, run_completer};
 pub use crate::param::{
-    NotAnArgument, PatternParameter, Probe, ProbeArgument, ProbeInjected, ProbeOther, ProbeUnsupported,
-    ProbeUnsupportedOldSchemars, ResourceInjected, TextArgument, ToolParameter, ToolParameterOldSchemars,
-    injection_failed, required_states,
+    InjectedParameter, NotAnArgument, PatternParameter, Probe, ProbeArgument, ProbeInjected, ProbeOther,
+    ProbeUndecided, ProbeUnsupported, ProbeUnsupportedOldSchemars, ResourceInjected, SentParameter, TextArgument,
+    ToolParameter, ToolParameterOldSchemars, UndecidedParameter, injection_failed, required_states,
 };
 pub use crate::prompt::GetFn;
 pub use crate::prompt::{PromptArgument, PromptDef, PromptDescriptor};

@@ -325,7 +325,7 @@ pub(crate) struct Registry {
     pub page_size: usize,
     /// Whether any tool mirrors arguments in `Mcp-Param-*` headers: if none does, HTTP checks
     /// no call's headers and looks up no tool for it.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    #[cfg(feature = "http")]
     pub has_param_headers: bool,
     /// Whether any tool runs as a task (the tasks capability and extension are advertised), and
     /// whether any runs only as one: if none does, a call that asks for no task looks up no tool
@@ -498,6 +498,7 @@ impl Catalog {
             match_order: Vec::new(),
             prompts: Listing::build(Vec::new(), "prompts", "prompt", page_size)?,
             page_size,
+            #[cfg(feature = "http")]
             has_param_headers: false,
             has_task_tools: false,
             has_required_tasks: false,
@@ -594,6 +595,7 @@ fn apply(base: &Registry, edit: Edit<'_>, page_size: usize) -> Result<Registry, 
     let argument_checks = base
         .argument_checks
         .next(tools.items().enumerate().map(|(i, tool)| if i < kept { base.tools.position(&tool.name) } else { None }));
+    #[cfg(feature = "http")]
     let has_param_headers = tools.items().any(|tool| !tool.param_headers.is_empty());
     let has_task_tools = tools.items().any(|tool| tool.task != crate::tool::TaskSupport::Forbidden);
     let has_required_tasks = tools.items().any(|tool| tool.task == crate::tool::TaskSupport::Required);
@@ -605,6 +607,7 @@ fn apply(base: &Registry, edit: Edit<'_>, page_size: usize) -> Result<Registry, 
         match_order,
         prompts: base.prompts.with(add.prompts, remove_prompts, "prompts", "prompt", page_size)?,
         page_size,
+        #[cfg(feature = "http")]
         has_param_headers,
         has_task_tools,
         has_required_tasks,

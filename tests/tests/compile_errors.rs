@@ -10,4 +10,9 @@ fn ui() {
     let t = trybuild::TestCases::new();
     t.compile_fail("ui/fail/*.rs");
     t.pass("ui/pass/*.rs");
+    // Typed calls (feature `client`) guess from tokens which parameters are injected; the type
+    // has the last word, and a wrong guess is a warning (denied in these programs) saying what
+    // to write.
+    #[cfg(feature = "client")]
+    t.compile_fail("ui/client-fail/*.rs");
 }

@@ -58,7 +58,7 @@ impl Connection {
 
     /// The session, for a transport that keeps some of it (HTTP: its replay buffers count
     /// against its budget; a shared store saves its record).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    #[cfg(feature = "http")]
     pub fn session(&self) -> &Arc<Session> {
         &self.session
     }
@@ -73,7 +73,7 @@ impl Connection {
 
     /// A connection for stateless (2026-07-28) requests only, e.g. one HTTP POST: no session
     /// state, nothing unsolicited.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    #[cfg(feature = "http")]
     pub fn stateless(server: Arc<ServerCore>) -> Self {
         let (unsolicited, _) = tokio::sync::mpsc::channel(1);
         let session = Arc::new(Session::new(Arc::clone(&server.settings), unsolicited));
@@ -107,7 +107,7 @@ impl Connection {
 
     /// Lets the transport close a request's stream early when a handler asks
     /// ([`Context::close_sse_stream`]).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    #[cfg(feature = "http")]
     pub fn set_stream_closer(&self, closer: crate::session::StreamCloser) {
         self.session.set_stream_closer(closer);
     }

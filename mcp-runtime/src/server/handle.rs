@@ -31,51 +31,50 @@ impl ServerHandle {
     /// Adds tools; fails if one has the name of a tool already offered.
     pub fn add_tools(&self, tools: ToolSet) -> Result<()> {
         let add = Definitions { tools: tools.tools, ..Definitions::default() };
-        self.catalog()?.edit(Edit { add, ..Edit::default() })
+        self.edit(Edit { add, ..Edit::default() })
     }
 
     /// Removes the tools with these names (unknown names are ignored).
     pub fn remove_tools(&self, names: &[&str]) -> Result<()> {
-        self.catalog()?.edit(Edit { remove_tools: names, ..Edit::default() })
+        self.edit(Edit { remove_tools: names, ..Edit::default() })
     }
 
     /// Adds resources or templates; fails if one has the URI of one already offered.
     pub fn add_resources(&self, resources: ResourceSet) -> Result<()> {
         let add = Definitions { resources: resources.resources, ..Definitions::default() };
-        self.catalog()?.edit(Edit { add, ..Edit::default() })
+        self.edit(Edit { add, ..Edit::default() })
     }
 
     /// Removes the resources or templates with these URIs.
     pub fn remove_resources(&self, uris: &[&str]) -> Result<()> {
-        self.catalog()?.edit(Edit { remove_resources: uris, ..Edit::default() })
+        self.edit(Edit { remove_resources: uris, ..Edit::default() })
     }
 
     /// Adds prompts; fails if one has the name of a prompt already offered.
     pub fn add_prompts(&self, prompts: PromptSet) -> Result<()> {
         let add = Definitions { prompts: prompts.prompts, ..Definitions::default() };
-        self.catalog()?.edit(Edit { add, ..Edit::default() })
+        self.edit(Edit { add, ..Edit::default() })
     }
 
     /// Removes the prompts with these names.
     pub fn remove_prompts(&self, names: &[&str]) -> Result<()> {
-        self.catalog()?.edit(Edit { remove_prompts: names, ..Edit::default() })
+        self.edit(Edit { remove_prompts: names, ..Edit::default() })
     }
 
     /// Switches off, for every session, the tools tagged with any of `tags`: they leave
     /// `tools/list` and a call of one is answered as for an unknown tool. Clients are told with
     /// `notifications/tools/list_changed` when a tool offered changed.
     pub fn disable_tags(&self, tags: &[&str]) -> Result<()> {
-        self.catalog()?.edit(Edit { switch_tags: Some((tags, false)), ..Edit::default() })
+        self.edit(Edit { switch_tags: Some((tags, false)), ..Edit::default() })
     }
 
     /// Switches tags off with [`disable_tags`](Self::disable_tags) (or [`Server::disable_tags`](super::Server::disable_tags))
     /// on again, for every session.
     pub fn enable_tags(&self, tags: &[&str]) -> Result<()> {
-        self.catalog()?.edit(Edit { switch_tags: Some((tags, true)), ..Edit::default() })
+        self.edit(Edit { switch_tags: Some((tags, true)), ..Edit::default() })
     }
 
     /// Applies additions and removals in one step (one notification per kind of item).
-    #[cfg_attr(not(feature = "client"), allow(dead_code))]
     pub(crate) fn edit(&self, edit: Edit<'_>) -> Result<()> {
         self.catalog()?.edit(edit)
     }

@@ -171,8 +171,8 @@ impl Server {
         self
     }
 
-    /// Adds items built elsewhere (a mounted server's, [`mount`](Self::mount)).
-    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    /// Adds items: the sets given to [`tools`](Self::tools) and its kin, or a mounted server's
+    /// ([`mount`](Self::mount)).
     pub(crate) fn add_definitions(&mut self, definitions: Definitions) {
         self.definitions.append(definitions);
     }
@@ -359,19 +359,19 @@ impl Server {
 
     /// Adds tools, usually `tools![a, b, c]`. They are listed in this order.
     pub fn tools(mut self, tools: ToolSet) -> Self {
-        self.definitions.append(Definitions { tools: tools.tools, ..Definitions::default() });
+        self.add_definitions(Definitions { tools: tools.tools, ..Definitions::default() });
         self
     }
 
     /// Adds resources and resource templates, usually `resources![a, b]`.
     pub fn resources(mut self, resources: ResourceSet) -> Self {
-        self.definitions.append(Definitions { resources: resources.resources, ..Definitions::default() });
+        self.add_definitions(Definitions { resources: resources.resources, ..Definitions::default() });
         self
     }
 
     /// Adds prompts, usually `prompts![a, b]`.
     pub fn prompts(mut self, prompts: PromptSet) -> Self {
-        self.definitions.append(Definitions { prompts: prompts.prompts, ..Definitions::default() });
+        self.add_definitions(Definitions { prompts: prompts.prompts, ..Definitions::default() });
         self
     }
 

@@ -33,7 +33,7 @@ impl Pool {
             .is_ok()
     }
 
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    #[cfg(feature = "http")]
     fn take(&self, bytes: usize) {
         self.used.fetch_add(bytes, Ordering::Relaxed);
     }
@@ -101,7 +101,7 @@ impl Budget {
 
     /// Takes `bytes` past the limits: for what must be kept anyway (a stream's only message,
     /// which has to reach the client), so the overshoot is at most one message per stream.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // only HTTP keeps messages
+    #[cfg(feature = "http")] // only HTTP keeps messages
     pub fn reserve_anyway(&self, bytes: usize) {
         self.own.take(bytes);
         self.server.take(bytes);
@@ -109,7 +109,7 @@ impl Budget {
 
     /// Past half its own limit, or the server past all of its: time to let go of what is kept
     /// only in case it is asked for again.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    #[cfg(feature = "http")]
     pub fn is_strained(&self) -> bool {
         self.own.used() > self.own.limit / 2 || self.server.used() > self.server.limit
     }

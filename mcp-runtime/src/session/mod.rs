@@ -162,6 +162,7 @@ impl Session {
     }
 
     /// Installs the transport's [`StreamCloser`] (once; later calls are ignored).
+    #[cfg(feature = "http")]
     pub fn set_stream_closer(&self, closer: StreamCloser) {
         let _ = self.stream_closer.set(closer);
     }
@@ -292,7 +293,7 @@ impl Session {
     }
 
     /// Marks the session as one request's of a server without sessions (see `sessionless`).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    #[cfg(feature = "http")]
     pub fn mark_sessionless(&self) {
         self.sessionless.store(true, Ordering::Release);
     }

@@ -27,7 +27,7 @@ impl Outgoing {
     }
 
     /// Whether it answers a request (transports with a stream per request close it then).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    #[cfg(feature = "http")]
     pub fn is_response(&self) -> bool {
         self.kind != Kind::Message
     }
