@@ -44,7 +44,9 @@ impl<'a> Seen<'a> {
 
     /// The first value as text (a value with bytes outside visible ASCII reads as U+FFFD).
     pub fn text(self) -> Option<&'a str> {
-        self.first.map(|v| v.to_str().unwrap_or("\u{fffd}").trim())
+        // `to_str` passes visible ASCII and tabs only: trimming ASCII is `str::trim` here,
+        // without decoding characters.
+        self.first.map(|v| v.to_str().unwrap_or("\u{fffd}").trim_ascii())
     }
 
     fn see(&mut self, value: &'a HeaderValue) {
