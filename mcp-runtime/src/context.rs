@@ -46,7 +46,7 @@ struct Inner {
     #[cfg(feature = "auth")]
     auth: Option<Arc<crate::auth::AuthInfo>>,
     /// The HTTP request, for a handler that asked for it.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    #[cfg(feature = "http")]
     http: crate::message::HttpCapture,
 }
 
@@ -119,6 +119,8 @@ impl Context {
         http: crate::message::HttpCapture,
     ) -> Self {
         let sink = (!sink.same_channel(&session.unsolicited)).then(|| sink.clone());
+        #[cfg(not(feature = "http"))]
+        let crate::message::HttpCapture = http; // nothing to keep off HTTP
         Self {
             inner: Arc::new(Inner {
                 request_id,
@@ -132,6 +134,7 @@ impl Context {
                 // Created while the transport handles the request: its caller is current.
                 #[cfg(feature = "auth")]
                 auth: crate::auth::current_caller(),
+                #[cfg(feature = "http")]
                 http,
             }),
         }

@@ -560,7 +560,7 @@ impl Catalog {
     /// them, so that every session hears of every change wherever it was made: the changes
     /// made in this process ([`announce`](Self::announce)d here), for the others; and where a
     /// change another one made is announced to the sessions here (and not relayed back).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // the HTTP transport's shared store
+    #[cfg(feature = "http")] // the HTTP transport's shared store
     pub fn relay(&self) -> (broadcast::Receiver<Change>, broadcast::Sender<Change>) {
         (self.local_changes.subscribe(), self.changes.sender())
     }

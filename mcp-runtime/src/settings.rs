@@ -40,8 +40,8 @@ pub(crate) struct Settings {
     /// The form of the tool schemas each client gets (`Server::schema_profile`,
     /// `Server::schema_profile_for`).
     pub schema_profiles: crate::tool::profile::SchemaProfiles,
-    /// Where HTTP sessions live (`Server::session_store`).
-    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    /// Where HTTP sessions live (`Server::session_store`): read where the shared store is made.
+    #[cfg(feature = "redis")]
     pub session_store: crate::store::SessionStore,
 }
 

@@ -28,7 +28,6 @@ use std::time::Duration;
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct SessionStore {
-    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
     pub(crate) kind: StoreKind,
 }
 
@@ -52,6 +51,11 @@ pub(crate) struct RedisStore {
 }
 
 impl SessionStore {
+    /// Whether replicas share the sessions (any store but the memory one).
+    pub(crate) fn is_shared(&self) -> bool {
+        !matches!(self.kind, StoreKind::Memory)
+    }
+
     /// Sessions in this process (the default).
     pub fn memory() -> Self {
         Self::default()

@@ -40,7 +40,7 @@ impl<T: Clone> Broadcast<T> {
     }
 
     /// A sender of its own: what it sends reaches this broadcast's receivers.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // the HTTP transport's shared store
+    #[cfg(feature = "http")] // the HTTP transport's shared store
     pub fn sender(&self) -> broadcast::Sender<T> {
         self.sender.get_or_init(|| broadcast::channel(self.capacity).0).clone()
     }

@@ -85,7 +85,7 @@ impl SessionValues {
     }
 
     /// Every value a store keeps, encoded, by type name (none when the session has none).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // the HTTP transport's shared store
+    #[cfg(feature = "http")] // the HTTP transport's shared store
     pub fn encode(&self) -> Vec<(&'static str, String)> {
         let values = self.lock();
         values.encoders.iter().filter_map(|(_, name, encode)| Some((*name, encode()?))).collect()
@@ -93,7 +93,7 @@ impl SessionValues {
 
     /// Replaces the stored values with a store's (another replica changed them): values
     /// decoded here before are decoded again on their next use.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // the HTTP transport's shared store
+    #[cfg(feature = "http")] // the HTTP transport's shared store
     pub fn reload(&self, stored: HashMap<String, String>) {
         let mut values = self.lock();
         let encoded: Vec<TypeId> = values.encoders.drain(..).map(|(id, _, _)| id).collect();

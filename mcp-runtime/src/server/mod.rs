@@ -661,14 +661,12 @@ impl Server {
         self.definitions.check_required_state(&self.state)?;
         check_extensions(&self.extensions)?;
         self.custom.check()?;
-        #[cfg(feature = "redis")]
-        if matches!(self.session_store.kind, crate::store::StoreKind::Redis(_)) && self.request_state_key.is_none() {
+        if self.session_store.is_shared() && self.request_state_key.is_none() {
             let message = "a Redis session store needs `request_state_secret(..)`, the same on every replica, \
                            so that a 2026-07-28 requestState sealed by one replica opens on another";
             return Err(Error::new(ErrorKind::Config, message));
         }
-        #[cfg(feature = "redis")]
-        if matches!(self.session_store.kind, crate::store::StoreKind::Redis(_)) {
+        if self.session_store.is_shared() {
             for said in self.middleware.iter().filter_map(|middleware| middleware.per_process()) {
                 tracing::warn!("{said}");
             }
@@ -698,6 +696,7 @@ impl Server {
             cache_ttl: self.cache_ttl,
             max_session_bytes: self.max_session_bytes,
             retained: Arc::new(Pool::new(self.max_retained_bytes)),
+            #[cfg(feature = "redis")]
             session_store: self.session_store,
             schema_profiles: self.schema_profiles,
         });

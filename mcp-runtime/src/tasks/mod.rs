@@ -188,7 +188,7 @@ impl Tasks {
     }
 
     /// Keeps records in `store` from now on (the HTTP service, with a shared store).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))] // the HTTP transport's shared store
+    #[cfg(feature = "http")] // the HTTP transport's shared store
     pub fn share(&self, store: Arc<dyn TaskStore>) {
         let _ = self.shared.set(store);
     }
