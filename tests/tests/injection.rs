@@ -4,9 +4,10 @@
 //! `#[mcp(inject)]`, in tools, resources and prompts.
 
 // `describe` takes `RequestTag` unmarked, which its handler injects by type; its typed call
-// (feature `client`), written from tokens, would take it as an argument, and says so with the
-// deprecation warning `ui/client-fail/typed_call_unmarked_injection.rs` locks.
-#![cfg_attr(feature = "client", allow(deprecated))]
+// (whenever the runtime's feature `client` is on, in this build or another crate's), written
+// from tokens, would take it as an argument, and says so with the deprecation warning
+// `ui/client-fail/typed_call_unmarked_injection.rs` locks.
+#![allow(deprecated)]
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::testing::TestClient;
