@@ -194,8 +194,17 @@ mod tests {
         assert_eq!(b.try_reserve(60), Ok(()));
         drop(a);
         assert_eq!(server.used(), 60, "a session's bytes go back when it ends");
-        b.reserve_anyway(200);
-        assert_eq!((b.used(), server.used()), (260, 260));
+    }
+
+    #[cfg(feature = "http")]
+    #[test]
+    fn what_must_be_kept_is_taken_past_the_limits() {
+        let server = Arc::new(Pool::new(100));
+        let a = Budget::new(60, Arc::clone(&server));
+        assert_eq!(a.try_reserve(60), Ok(()));
+        a.reserve_anyway(200);
+        assert_eq!((a.used(), server.used()), (260, 260));
+        assert!(a.is_strained());
     }
 
     #[test]
