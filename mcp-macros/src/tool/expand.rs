@@ -206,7 +206,8 @@ fn decode(tool: &HandlerFn, name: &str, shape: &TokenStream) -> TokenStream {
                 };
         };
     }
-    let fields: Vec<(usize, &Param)> = tool.params.iter().enumerate().filter(|(_, p)| p.role != Role::Injected).collect();
+    let fields: Vec<(usize, &Param)> =
+        tool.params.iter().enumerate().filter(|(_, p)| p.role != Role::Injected).collect();
     if fields.is_empty() {
         return quote!();
     }
@@ -284,11 +285,8 @@ fn arguments_struct(tool: &HandlerFn) -> TokenStream {
     });
     // Only a tool with a `flatten` parameter decodes the struct (see `decode`); for the others it
     // is the schema's shape alone, and `Deserialize` would be code nobody calls.
-    let deserialize = tool
-        .params
-        .iter()
-        .any(|p| p.options.flatten.is_some())
-        .then(|| quote!(#krate::__private::serde::Deserialize,));
+    let deserialize =
+        tool.params.iter().any(|p| p.options.flatten.is_some()).then(|| quote!(#krate::__private::serde::Deserialize,));
     quote! {
         #[derive(#deserialize #krate::__private::schemars::JsonSchema)]
         #[serde(crate = #serde_crate)]
@@ -341,5 +339,38 @@ fn is_number_literal_for(expr: &syn::Expr, ty: &syn::Type) -> bool {
             lit.suffix().is_empty() && matches!(ty.as_str(), "f32" | "f64")
         }
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    fn expanded(item: proc_macro2::TokenStream) -> String {
+        super::super::expand(quote!(), item).to_string().replace(' ', "")
+    }
+
+    /// The code per tool stays small (issue 37): the arguments are decoded member by member by
+    /// the runtime's shared decoders, and the struct the schema is derived from derives nothing
+    /// else.
+    #[test]
+    fn a_tool_decodes_its_arguments_through_the_shared_decoders() {
+        let code = expanded(quote! {
+            /// Adds.
+            fn add(a: f64, #[mcp(default = 1.0)] b: f64) -> f64 { a + b }
+        });
+        assert!(code.contains("__private::split_arguments(\"add\",__mcp_arguments,&[\"a\",\"b\"])"), "{code}");
+        assert!(code.contains("__private::argument_or(\"add\",\"b\",__mcp_member1,__mcp_default_1)"), "{code}");
+        assert!(!code.contains("serde::Deserialize") && !code.contains("parse_arguments_as"), "{code}");
+    }
+
+    /// Only the derived struct knows which members a `flatten` parameter's type reads.
+    #[test]
+    fn a_tool_with_a_flattened_parameter_decodes_the_struct_whole() {
+        let code = expanded(quote! {
+            fn add(#[mcp(flatten)] todo: Todo) -> String { todo.title }
+        });
+        assert!(code.contains("serde::Deserialize") && code.contains("parse_arguments_as"), "{code}");
+        assert!(!code.contains("split_arguments"), "{code}");
     }
 }

@@ -163,3 +163,75 @@ impl<'de> Visitor<'de> for Key<'_> {
         Ok(self.0.iter().position(|name| *name == key))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(json: &str) -> Box<RawValue> {
+        RawValue::from_string(json.to_owned()).unwrap()
+    }
+
+    fn error_text(result: CallToolResult) -> String {
+        assert!(result.is_error);
+        result.text().unwrap().to_owned()
+    }
+
+    #[derive(serde::Deserialize, Debug, PartialEq)]
+    struct Range {
+        min: u32,
+        max: u32,
+    }
+
+    #[test]
+    fn members_are_split_by_name_and_others_ignored() {
+        let arguments = raw(r#"{"count": 3, "extra": {"deep": [1, 2]}, "te\u0078t": "hi"}"#);
+        let [text, count, absent] = split("t", Some(&arguments), &["text", "count", "absent"]).unwrap();
+        assert_eq!(text.map(RawValue::get), Some(r#""hi""#), "an escaped key is matched by its text");
+        assert_eq!(count.map(RawValue::get), Some("3"));
+        assert!(absent.is_none());
+        let [absent] = split("t", None, &["text"]).unwrap();
+        assert!(absent.is_none(), "no arguments at all: every member absent");
+    }
+
+    #[test]
+    fn a_member_given_twice_is_refused() {
+        let arguments = raw(r#"{"text": "a", "text": "b"}"#);
+        let error = split("t", Some(&arguments), &["text"]).unwrap_err();
+        assert_eq!(error_text(error), "invalid arguments for tool `t`: duplicate field `text`");
+    }
+
+    #[test]
+    fn an_absent_member_is_none_for_an_option_and_missing_otherwise() {
+        assert_eq!(argument::<Option<u32>>("t", "count", None).unwrap(), None);
+        let error = argument::<u32>("t", "count", None).unwrap_err();
+        assert_eq!(error_text(error), "invalid arguments for tool `t`: missing field `count`");
+        assert_eq!(argument_or::<u32>("t", "count", None, || 7).unwrap(), 7);
+        assert_eq!(argument_or::<u32>("t", "count", Some(&raw("2")), || 7).unwrap(), 2);
+    }
+
+    #[test]
+    fn a_failure_names_the_path_to_the_bad_value() {
+        let error = argument::<u32>("t", "count", Some(&raw(r#""x""#))).unwrap_err();
+        assert_eq!(
+            error_text(error),
+            "invalid arguments for tool `t`: `count`: invalid type: string \"x\", expected u32"
+        );
+        let error = argument::<Range>("t", "range", Some(&raw(r#"{"min": 1, "max": -1}"#))).unwrap_err();
+        assert_eq!(
+            error_text(error),
+            "invalid arguments for tool `t`: `range.max`: invalid value: integer `-1`, expected u32"
+        );
+        let error = argument::<Vec<Range>>("t", "ranges", Some(&raw(r#"[{"min": 1, "max": 2}, {"min": 1}]"#)));
+        assert_eq!(error_text(error.unwrap_err()), "invalid arguments for tool `t`: `ranges[1]`: missing field `max`");
+        let decoded = argument::<Vec<Range>>("t", "ranges", Some(&raw(r#"[{"min": 1, "max": 2}]"#))).unwrap();
+        assert_eq!(decoded, [Range { min: 1, max: 2 }]);
+    }
+
+    #[test]
+    fn a_parameter_the_server_provides_needs_no_member() {
+        let shape = std::marker::PhantomData::<crate::param::NotAnArgument>;
+        assert!(argument_as("t", "context", None, shape).is_ok());
+        assert!(argument_as("t", "context", Some(&raw(r#"{"any": "thing"}"#)), shape).is_ok());
+    }
+}
