@@ -3,7 +3,7 @@
 # compares mcp-runtime, rmcp and a hand-written ceiling, pinned and unpinned, in alternating
 # rounds, and writes BENCHMARKS.md and the summary in README.md.
 #
-#   ./bench/run.sh                          # 5 rounds + 3 compile rounds (about 9 minutes on 2 cores)
+#   ./bench/run.sh                          # 5 rounds + 3 compile rounds + 1 cold build (about 25 minutes on 2 cores)
 #   ./bench/run.sh --quick                  # smaller workloads, for development
 #   ./bench/run.sh --quick --only ours,ceiling,ceiling-eager --pinned --no-http
 #   ./bench/run.sh --quick --redis-only     # only our HTTP server with sessions in Redis (issue 17)
@@ -23,6 +23,8 @@ if ! command -v valgrind >/dev/null && [[ " $* " != *" --no-allocations "* ]]; t
 fi
 RUNS=${RUNS:-5}
 COMPILE_RUNS=${COMPILE_RUNS:-3}
+# Cold builds (every dependency compiled, each server at 103 and at 4 tools): minutes each.
+COLD_RUNS=${COLD_RUNS:-1}
 # Our server with the Redis session store (issue 17), kept as bench-ours-redis; then the whole
 # workspace, which puts back bench-ours without it (the one compared with rmcp and the ceiling).
 cargo build --release --manifest-path bench/Cargo.toml -p bench-ours --features redis
@@ -34,4 +36,5 @@ else
     out=(--out bench/target/BENCHMARKS-partial.md)
 fi
 exec bench/target/release/harness --bench-dir bench --runs "$RUNS" --compile-runs "$COMPILE_RUNS" \
-    "${out[@]}" --command "RUNS=$RUNS COMPILE_RUNS=$COMPILE_RUNS ./bench/run.sh $*" "$@"
+    --cold-runs "$COLD_RUNS" "${out[@]}" \
+    --command "RUNS=$RUNS COMPILE_RUNS=$COMPILE_RUNS COLD_RUNS=$COLD_RUNS ./bench/run.sh $*" "$@"

@@ -2,13 +2,14 @@
 //! unpinned, repeats the whole comparison `--runs` times alternating the servers, and writes
 //! the medians, ranges and ratios to a Markdown report.
 //!
-//! `harness --bench-dir bench --runs 5 --compile-runs 3 --out BENCHMARKS.md --readme README.md
-//! --command "..."` (`./bench/run.sh` builds everything in release and runs this). For
+//! `harness --bench-dir bench --runs 5 --compile-runs 3 --cold-runs 1 --out BENCHMARKS.md --readme
+//! README.md --command "..."` (`./bench/run.sh` builds everything in release and runs this). For
 //! development: `--quick`, `--only ours,ceiling`, `--pinned` or `--unpinned`, `--no-http`,
 //! `--pipelined N` (calls of the 32-in-flight measurement, after `--quick`), `--no-allocations`
 //! (no counts under valgrind's DHAT), `--no-redis` (no
 //! scenarios with the Redis session store), `--redis-only` (only those: our HTTP server with its
 //! sessions in memory, in Redis, and in Redis as three replicas behind nginx; no compile rounds).
+//! Only the builds: `--runs 0 --no-allocations` (`--compile-runs N`, `--cold-runs N`).
 //!
 //! The client runs on one thread (a current-thread tokio runtime) so it takes at most one of the
 //! machine's cores from the server; it is the same client for every server.
@@ -29,6 +30,7 @@ type Error = Box<dyn std::error::Error + Send + Sync>;
 type Result<T> = std::result::Result<T, Error>;
 
 mod allocations;
+mod build;
 mod placement;
 mod report;
 mod services;
@@ -151,6 +153,8 @@ struct Args {
     bench_dir: PathBuf,
     runs: usize,
     compile_runs: usize,
+    /// Cold builds (every dependency compiled): minutes each, so fewer than the rebuilds.
+    cold_runs: usize,
     out: Option<PathBuf>,
     readme: Option<PathBuf>,
     command: String,
@@ -173,6 +177,7 @@ fn parse_args() -> Args {
         bench_dir: PathBuf::from("bench"),
         runs: 5,
         compile_runs: 3,
+        cold_runs: 1,
         out: None,
         readme: None,
         command: "./bench/run.sh".into(),
@@ -192,6 +197,7 @@ fn parse_args() -> Args {
             "--bench-dir" => args.bench_dir = value().into(),
             "--runs" => args.runs = value().parse().expect("--runs N"),
             "--compile-runs" => args.compile_runs = value().parse().expect("--compile-runs N"),
+            "--cold-runs" => args.cold_runs = value().parse().expect("--cold-runs N"),
             "--out" => args.out = Some(value().into()),
             "--readme" => args.readme = Some(value().into()),
             "--command" => args.command = value(),
@@ -289,23 +295,36 @@ async fn run(mut args: Args) -> Result<()> {
             .map_err(|e| format!("allocations of {}: {e}", server.name))?;
     }
     let compile_runs = if args.redis_only { 0 } else { args.compile_runs };
+    let cold_runs = if args.redis_only { 0 } else { args.cold_runs };
+    let crates: Vec<(&str, build::Crate)> = servers
+        .iter()
+        .filter_map(|s| s.krate.map(|dir| (s.name, build::Crate { dir, bin: s.bin })))
+        .filter(|_| compile_runs + cold_runs > 0)
+        .collect();
+    if !crates.is_empty() {
+        eprintln!("builds: the four-tool crates, untimed");
+        build::warm_up(&args.bench_dir, &crates.iter().map(|(_, c)| *c).collect::<Vec<_>>())?;
+    }
     for run in 0..compile_runs {
-        for server in &servers {
-            let Some(krate) = server.krate else { continue };
-            eprintln!("compile {}/{}: {}", run + 1, args.compile_runs, server.name);
-            let seconds = compile_time(&args.bench_dir, krate, server.bin)?;
-            eprintln!("  {seconds:.2} s");
-            results.build.entry(server.name).or_default().entry("compile_s").or_default().push(seconds);
+        for (name, krate) in &crates {
+            eprintln!("compile {}/{compile_runs}: {name}", run + 1);
+            build::rebuild_round(&args.bench_dir, *krate, results.build.entry(name).or_default())?;
         }
     }
-    for server in servers.iter().filter(|s| s.krate.is_some() && !args.redis_only) {
-        let size = std::fs::metadata(bin_dir.join(server.bin))?.len() as f64 / 1024.0;
-        results.build.entry(server.name).or_default().entry("binary_kb").or_default().push(size);
+    for run in 0..cold_runs {
+        for (name, krate) in &crates {
+            eprintln!("cold build {}/{cold_runs}: {name}", run + 1);
+            build::cold_round(&args.bench_dir, *krate, results.build.entry(name).or_default())?;
+        }
+    }
+    for (name, krate) in &crates {
+        build::sizes(&args.bench_dir, *krate, results.build.entry(name).or_default())?;
     }
     let header = report::Header {
         command: &args.command,
         rounds: args.runs,
         compile_runs,
+        cold_runs,
         load_before,
         load_after: loadavg(),
         seconds: started.elapsed().as_secs_f64(),
@@ -349,27 +368,6 @@ async fn same_tools(bin_dir: &Path, servers: &[Server]) -> Result<usize> {
         }
     }
     Ok(first.map_or(0, |(_, names)| names.len()))
-}
-
-// ---------------------------------------------------------------------------------------------
-// Compile time
-
-fn compile_time(bench_dir: &Path, krate: &str, bin: &str) -> Result<f64> {
-    let main = bench_dir.join(krate).join("src/main.rs");
-    // Bump the mtime: cargo rebuilds just this crate (its build script and deps are fresh).
-    let file = std::fs::OpenOptions::new().append(true).open(&main)?;
-    file.set_modified(std::time::SystemTime::now())?;
-    drop(file);
-    let start = Instant::now();
-    let status = std::process::Command::new("cargo")
-        .args(["build", "--release", "--quiet", "-p", bin])
-        .current_dir(bench_dir)
-        .status()?;
-    let took = start.elapsed().as_secs_f64();
-    if !status.success() {
-        return Err(format!("cargo build -p {bin} failed").into());
-    }
-    Ok(took)
 }
 
 // ---------------------------------------------------------------------------------------------

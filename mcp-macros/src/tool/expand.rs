@@ -47,10 +47,6 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
 
     let arguments = arguments_struct(tool);
     let defaults = tool.params.iter().enumerate().filter_map(|(i, p)| default_fn(i, p));
-    let field_bindings = tool.params.iter().enumerate().filter(|(_, p)| p.role != Role::Injected).map(|(i, p)| {
-        let (field, binding) = (&p.ident, handler::expand::binding(i));
-        quote!(#field: #binding)
-    });
     // Each `ByType` parameter's probe picks its field's type (the argument's, or
     // `NotAnArgument`), and turns the field into the parameter.
     let slots: Vec<TokenStream> = by_type(tool).map(|(_, p)| probe(krate, &p.ty, "slot", quote!())).collect();
@@ -61,6 +57,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
             __McpArguments::__mcp_shape(#(#slots),*)
         }
     };
+    let decode = decode(tool, &name, &shape);
     let by_type_bindings = by_type(tool).map(|(i, p)| {
         let binding = handler::expand::binding(i);
         let bind = probe(krate, &p.ty, "bind", quote!(#binding, __mcp_context));
@@ -154,15 +151,9 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
                         __mcp_arguments: ::core::option::Option<&#krate::__private::serde_json::value::RawValue>,
                         __mcp_context: &#krate::Context,
                     ) -> #krate::__private::ToolCall {
-                        let __McpArguments { #(#field_bindings,)* } =
-                            match #krate::__private::parse_arguments_as(#name, __mcp_arguments, #shape) {
-                                ::core::result::Result::Ok(__mcp_parsed) => __mcp_parsed,
-                                ::core::result::Result::Err(error) => {
-                                    return #krate::__private::ToolCall::Finished(error);
-                                }
-                            };
                         #[allow(unused_imports)]
                         use #krate::__private::{ProbeArgument as _, ProbeInjected as _, #unsupported as _};
+                        #decode
                         #(#by_type_bindings)*
                         #extract
                         #run
@@ -190,6 +181,64 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
                 }
             }
         };
+    }
+}
+
+/// Binds each argument (`__mcp_argN`) from `__mcp_arguments`, or returns its error result.
+///
+/// One member at a time (`__private::split_arguments`, then `argument` for each): the code per
+/// tool is a call per parameter, and the decoders are generic over the parameter's type only, so
+/// every tool shares them. A `flatten` parameter reads its fields from the arguments' object
+/// itself, which only the derived struct knows: such a tool decodes the struct whole.
+fn decode(tool: &HandlerFn, name: &str, shape: &TokenStream) -> TokenStream {
+    let krate = &tool.krate;
+    let finished = quote!(return #krate::__private::ToolCall::Finished(error));
+    if tool.params.iter().any(|p| p.options.flatten.is_some()) {
+        let field_bindings = tool.params.iter().enumerate().filter(|(_, p)| p.role != Role::Injected).map(|(i, p)| {
+            let (field, binding) = (&p.ident, handler::expand::binding(i));
+            quote!(#field: #binding)
+        });
+        return quote! {
+            let __McpArguments { #(#field_bindings,)* } =
+                match #krate::__private::parse_arguments_as(#name, __mcp_arguments, #shape) {
+                    ::core::result::Result::Ok(__mcp_parsed) => __mcp_parsed,
+                    ::core::result::Result::Err(error) => #finished,
+                };
+        };
+    }
+    let fields: Vec<(usize, &Param)> =
+        tool.params.iter().enumerate().filter(|(_, p)| p.role != Role::Injected).collect();
+    if fields.is_empty() {
+        return quote!();
+    }
+    let members: Vec<syn::Ident> = fields.iter().map(|(i, _)| format_ident!("__mcp_member{i}")).collect();
+    let wire_names = fields.iter().map(|(_, p)| p.wire_name());
+    let bindings = fields.iter().zip(&members).map(|((i, p), member)| {
+        let (binding, wire, ty) = (handler::expand::binding(*i), p.wire_name(), &p.ty);
+        let decoded = match (p.role, &p.options.default) {
+            (_, Some(_)) => {
+                let default = default_fn_name(*i);
+                quote!(#krate::__private::argument_or(#name, #wire, #member, #default))
+            }
+            (Role::ByType, None) => {
+                let slot = probe(krate, ty, "slot", quote!());
+                quote!(#krate::__private::argument_as(#name, #wire, #member, #slot))
+            }
+            _ => quote_spanned!(ty.span()=> #krate::__private::argument::<#ty>(#name, #wire, #member)),
+        };
+        quote! {
+            let #binding = match #decoded {
+                ::core::result::Result::Ok(value) => value,
+                ::core::result::Result::Err(error) => #finished,
+            };
+        }
+    });
+    quote! {
+        let [#(#members),*] = match #krate::__private::split_arguments(#name, __mcp_arguments, &[#(#wire_names),*]) {
+            ::core::result::Result::Ok(members) => members,
+            ::core::result::Result::Err(error) => #finished,
+        };
+        #(#bindings)*
     }
 }
 
@@ -234,11 +283,15 @@ fn arguments_struct(tool: &HandlerFn) -> TokenStream {
         });
         quote!(#doc #rename #flatten #description #header #range #length #pattern #default #ident: #ty)
     });
+    // Only a tool with a `flatten` parameter decodes the struct (see `decode`); for the others it
+    // is the schema's shape alone, and `Deserialize` would be code nobody calls.
+    let deserialize =
+        tool.params.iter().any(|p| p.options.flatten.is_some()).then(|| quote!(#krate::__private::serde::Deserialize,));
     quote! {
-        #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
+        #[derive(#deserialize #krate::__private::schemars::JsonSchema)]
         #[serde(crate = #serde_crate)]
         #[schemars(crate = #schemars_crate)]
-        #[allow(non_camel_case_types, non_snake_case)]
+        #[allow(non_camel_case_types, non_snake_case, dead_code)]
         struct __McpArguments<#(#generics),*> {
             #(#fields,)*
         }
@@ -286,5 +339,38 @@ fn is_number_literal_for(expr: &syn::Expr, ty: &syn::Type) -> bool {
             lit.suffix().is_empty() && matches!(ty.as_str(), "f32" | "f64")
         }
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    fn expanded(item: proc_macro2::TokenStream) -> String {
+        super::super::expand(quote!(), item).to_string().replace(' ', "")
+    }
+
+    /// The code per tool stays small (issue 37): the arguments are decoded member by member by
+    /// the runtime's shared decoders, and the struct the schema is derived from derives nothing
+    /// else.
+    #[test]
+    fn a_tool_decodes_its_arguments_through_the_shared_decoders() {
+        let code = expanded(quote! {
+            /// Adds.
+            fn add(a: f64, #[mcp(default = 1.0)] b: f64) -> f64 { a + b }
+        });
+        assert!(code.contains("__private::split_arguments(\"add\",__mcp_arguments,&[\"a\",\"b\"])"), "{code}");
+        assert!(code.contains("__private::argument_or(\"add\",\"b\",__mcp_member1,__mcp_default_1)"), "{code}");
+        assert!(!code.contains("serde::Deserialize") && !code.contains("parse_arguments_as"), "{code}");
+    }
+
+    /// Only the derived struct knows which members a `flatten` parameter's type reads.
+    #[test]
+    fn a_tool_with_a_flattened_parameter_decodes_the_struct_whole() {
+        let code = expanded(quote! {
+            fn add(#[mcp(flatten)] todo: Todo) -> String { todo.title }
+        });
+        assert!(code.contains("serde::Deserialize") && code.contains("parse_arguments_as"), "{code}");
+        assert!(!code.contains("split_arguments"), "{code}");
     }
 }

@@ -1,5 +1,6 @@
 //! Tools: what `#[mcp_tool]` describes, and the traits its generated code relies on.
 
+pub(crate) mod arguments;
 pub(crate) mod check;
 mod confirm;
 mod constraints;

@@ -1,6 +1,6 @@
 //! JSON Schemas of tool inputs and outputs, generated once per tool by schemars (2020-12).
 
-use schemars::JsonSchema;
+use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value};
 
 fn root_schema_for<T: JsonSchema>() -> Map<String, Value> {
@@ -63,7 +63,28 @@ fn single_header_types(schema: &mut Map<String, Value>) {
 /// The input schema of a tool whose arguments deserialize into `T` (a generated struct).
 /// Injected parameters' fields are left out.
 pub fn input_schema_for<T: JsonSchema>() -> Map<String, Value> {
-    let mut map = root_schema_for::<T>();
+    // The struct's own `json_schema` is all that depends on `T`: the rest is compiled once, not
+    // once per tool (`into_root_schema_for::<T>` was a tenth of a 103-tool server's LLVM IR).
+    input_schema_with(T::json_schema)
+}
+
+/// [`input_schema_for`] from the struct's `JsonSchema::json_schema`. What
+/// `into_root_schema_for` adds for a root that may refer to itself is left out: a generated
+/// arguments struct never does.
+fn input_schema_with(json_schema: fn(&mut SchemaGenerator) -> schemars::Schema) -> Map<String, Value> {
+    let mut generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+    let mut map = match json_schema(&mut generator).to_value() {
+        Value::Object(map) => map,
+        _ => Map::new(), // `true`/`false` schemas: nothing useful to keep
+    };
+    let mut definitions = generator.take_definitions(false);
+    if !definitions.is_empty() {
+        match map.entry("$defs").or_insert_with(|| Value::Object(Map::new())) {
+            Value::Object(defs) => defs.append(&mut definitions),
+            other => *other = Value::Object(definitions),
+        }
+    }
+    let mut map = tidy(map);
     drop_injected(&mut map);
     single_header_types(&mut map);
     map.entry("properties").or_insert_with(|| Value::Object(Map::new()));
