@@ -445,7 +445,7 @@ impl Inner {
             tracing::debug!(session = %session.id, "session ended by the client");
             body::empty(StatusCode::NO_CONTENT)
         } else {
-            body::error(StatusCode::NOT_FOUND, code::SESSION_NOT_FOUND, "Session not found")
+            Failure::session_not_found().answer()
         }
     }
 }

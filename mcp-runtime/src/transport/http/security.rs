@@ -88,8 +88,6 @@ fn parse_host(host: &str) -> Option<(&str, Option<u16>)> {
     well_formed.then_some((name, port))
 }
 
-/// A byte of a URI host (RFC 3986 §3.2.2: a reg-name, or an IP literal in brackets): not `@`
-/// (user info), `/`, `?`, `#`, spaces or quotes.
 /// `str::trim`, without decoding characters when the ends are plain ASCII (a Host header's
 /// are): `trim` was a third of the Host check's instructions (bench/NOTES.md).
 fn trim(text: &str) -> &str {
@@ -101,6 +99,8 @@ fn trim(text: &str) -> &str {
     }
 }
 
+/// A byte of a URI host (RFC 3986 §3.2.2: a reg-name, or an IP literal in brackets): not `@`
+/// (user info), `/`, `?`, `#`, spaces or quotes.
 fn is_host_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric()
         || matches!(

@@ -46,11 +46,7 @@ impl Unsaved {
         use hyper::StatusCode;
         match self {
             Self::Unavailable => Failure::from(Unavailable),
-            Self::Ended => Failure {
-                status: StatusCode::NOT_FOUND,
-                code: super::super::code::SESSION_NOT_FOUND,
-                message: "Session not found".into(),
-            },
+            Self::Ended => Failure::session_not_found(),
             Self::RecordTooLarge { bytes } => Failure {
                 status: StatusCode::BAD_REQUEST,
                 code: code::INVALID_PARAMS,
