@@ -101,7 +101,9 @@ impl Compiler<'_> {
                     };
                     value.as_number().map(|n| Keyword::Number(bound, n.clone()))
                 }
-                "multipleOf" => value.as_number().filter(|n| n.as_f64().is_some_and(|f| f > 0.0)).cloned().map(Keyword::MultipleOf),
+                "multipleOf" => {
+                    value.as_number().filter(|n| n.as_f64().is_some_and(|f| f > 0.0)).cloned().map(Keyword::MultipleOf)
+                }
                 "minLength" => count(value).map(|n| Keyword::Length(Bound::Minimum, n)),
                 "maxLength" => count(value).map(|n| Keyword::Length(Bound::Maximum, n)),
                 "minItems" => count(value).map(|n| Keyword::Items(Bound::Minimum, n)),
@@ -171,7 +173,11 @@ impl Compiler<'_> {
                         match self.resources.locate(&base, reference) {
                             Some(target) => Some(Keyword::Ref(self.node(&target))),
                             None => {
-                                self.refuse(&at(k), k, format!("`{reference}` is outside the schema, and is not fetched"));
+                                self.refuse(
+                                    &at(k),
+                                    k,
+                                    format!("`{reference}` is outside the schema, and is not fetched"),
+                                );
                                 continue;
                             }
                         }
@@ -263,7 +269,9 @@ impl Compiler<'_> {
             None => Box::default(),
         };
         let mut patterns = Vec::new();
-        for name in schema.get("patternProperties").map(Value::as_object).unwrap_or_default().into_iter().flat_map(|m| m.keys()) {
+        for name in
+            schema.get("patternProperties").map(Value::as_object).unwrap_or_default().into_iter().flat_map(|m| m.keys())
+        {
             let subschema = format!("{}/{}", at("patternProperties"), escape(name));
             if let Some(regex) = self.regex(name, &subschema, "patternProperties") {
                 patterns.push((regex, self.node(&subschema)));

@@ -101,9 +101,9 @@ pub(super) fn has_duplicates(items: &[Value]) -> bool {
     }
     let mut hashes: Vec<(u64, usize)> = items.iter().enumerate().map(|(i, item)| (hash(item), i)).collect();
     hashes.sort_unstable();
-    hashes.chunk_by(|a, b| a.0 == b.0).any(|same| {
-        same.iter().enumerate().any(|(i, a)| same[i + 1..].iter().any(|b| equal(&items[a.1], &items[b.1])))
-    })
+    hashes
+        .chunk_by(|a, b| a.0 == b.0)
+        .any(|same| same.iter().enumerate().any(|(i, a)| same[i + 1..].iter().any(|b| equal(&items[a.1], &items[b.1]))))
 }
 
 #[cfg(test)]

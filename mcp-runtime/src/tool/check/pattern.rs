@@ -6,7 +6,8 @@
 use regex_lite::Regex;
 
 /// ECMA-262's white space and line terminators, beyond ASCII's, as a class's contents.
-const UNICODE_SPACE: &str = r"\t\n\x0B\f\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}";
+const UNICODE_SPACE: &str =
+    r"\t\n\x0B\f\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}";
 
 /// `pattern` compiled with ECMA-262's meaning, or regex-lite's reason why not.
 pub(super) fn compile(pattern: &str) -> Result<Regex, String> {

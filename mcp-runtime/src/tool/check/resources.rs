@@ -55,8 +55,17 @@ impl Resources {
                         self.walk(subschema, format!("{here}/{i}"), &base);
                     }
                 }
-                "items" | "additionalItems" | "additionalProperties" | "unevaluatedProperties" | "unevaluatedItems"
-                | "contains" | "propertyNames" | "not" | "if" | "then" | "else" => self.walk(value, here, &base),
+                "items"
+                | "additionalItems"
+                | "additionalProperties"
+                | "unevaluatedProperties"
+                | "unevaluatedItems"
+                | "contains"
+                | "propertyNames"
+                | "not"
+                | "if"
+                | "then"
+                | "else" => self.walk(value, here, &base),
                 _ => {}
             }
         }

@@ -84,7 +84,11 @@ pub(super) enum Keyword {
     /// `minItems` or `maxItems`.
     Items(Bound, u64),
     UniqueItems,
-    Contains { schema: NodeId, min: u64, max: Option<u64> },
+    Contains {
+        schema: NodeId,
+        min: u64,
+        max: Option<u64>,
+    },
     /// `minProperties` or `maxProperties`.
     Properties(Bound, u64),
     Required(Box<[String]>),
@@ -97,12 +101,19 @@ pub(super) enum Keyword {
     Members(Members),
     PropertyNames(NodeId),
     /// `prefixItems` and `items` together (and a draft-07 `items` array with `additionalItems`).
-    Elements { prefix: Box<[NodeId]>, rest: Option<NodeId> },
+    Elements {
+        prefix: Box<[NodeId]>,
+        rest: Option<NodeId>,
+    },
     AllOf(Box<[NodeId]>),
     AnyOf(Box<[NodeId]>),
     OneOf(Box<[NodeId]>),
     Not(NodeId),
-    IfThenElse { condition: NodeId, then: Option<NodeId>, otherwise: Option<NodeId> },
+    IfThenElse {
+        condition: NodeId,
+        then: Option<NodeId>,
+        otherwise: Option<NodeId>,
+    },
     Ref(NodeId),
 }
 

@@ -27,13 +27,33 @@ const SKIPPED: &[(&str, &str, &str, &str)] = &[
     ("patternProperties.json", "patternProperties with Unicode property escape", "*", "`\\p`: refused"),
     ("optional/ecmascript-regex.json", "patterns always use unicode semantics with pattern", "*", "`\\p`: refused"),
     ("optional/ecmascript-regex.json", "pattern with non-ASCII digits", "*", "`\\p`: refused"),
-    ("optional/ecmascript-regex.json", "patterns always use unicode semantics with patternProperties", "*", "`\\p`: refused"),
+    (
+        "optional/ecmascript-regex.json",
+        "patterns always use unicode semantics with patternProperties",
+        "*",
+        "`\\p`: refused",
+    ),
     ("optional/ecmascript-regex.json", "patternProperties with non-ASCII digits", "*", "`\\p`: refused"),
     // IDNA 2008's code point classes and Punycode's encoding direction are not implemented
     // (the tables are what this validator leaves out).
-    ("optional/format/idn-hostname.json", "validation of internationalized host names", "A-label that decodes to a disallowed code point is invalid", "IDNA tables"),
-    ("optional/format/idn-hostname.json", "validation of internationalized host names", "a U-label whose A-label form is longer than 63 octets is invalid", "Punycode encoding"),
-    ("optional/format/idn-hostname.json", "validation of internationalized host names", "non-canonical Punycode that does not re-encode to itself is invalid", "Punycode encoding"),
+    (
+        "optional/format/idn-hostname.json",
+        "validation of internationalized host names",
+        "A-label that decodes to a disallowed code point is invalid",
+        "IDNA tables",
+    ),
+    (
+        "optional/format/idn-hostname.json",
+        "validation of internationalized host names",
+        "a U-label whose A-label form is longer than 63 octets is invalid",
+        "Punycode encoding",
+    ),
+    (
+        "optional/format/idn-hostname.json",
+        "validation of internationalized host names",
+        "non-canonical Punycode that does not re-encode to itself is invalid",
+        "Punycode encoding",
+    ),
 ];
 
 #[test]
@@ -57,7 +77,11 @@ fn the_official_suite_passes_but_for_the_listed_cases() {
                     Ok(schema) => {
                         let valid = is_valid(schema, &case["data"]);
                         let reported = problems(schema, &case["data"], 8);
-                        assert_eq!(valid, reported.is_empty(), "{name} / {description} / {case_description}: a problem reported iff invalid");
+                        assert_eq!(
+                            valid,
+                            reported.is_empty(),
+                            "{name} / {description} / {case_description}: a problem reported iff invalid"
+                        );
                         match valid == expected {
                             true => Ok(()),
                             false => Err(format!("expected valid: {expected}")),
@@ -69,7 +93,10 @@ fn the_official_suite_passes_but_for_the_listed_cases() {
                     *f == name && (*g == "*" || *g == description) && (*c == "*" || *c == case_description)
                 });
                 match (outcome, skip) {
-                    (Ok(()), Some(i)) if SKIPPED[i].2 != "*" => failures.push(format!("{name} / {description} / {case_description}: passes but is listed as skipped ({})", SKIPPED[i].3)),
+                    (Ok(()), Some(i)) if SKIPPED[i].2 != "*" => failures.push(format!(
+                        "{name} / {description} / {case_description}: passes but is listed as skipped ({})",
+                        SKIPPED[i].3
+                    )),
                     (Ok(()), _) => passed += 1,
                     (Err(_), Some(i)) => {
                         used[i] = true;
@@ -83,7 +110,11 @@ fn the_official_suite_passes_but_for_the_listed_cases() {
     for (i, entry) in SKIPPED.iter().enumerate().filter(|(i, _)| !used[*i]) {
         failures.push(format!("skip entry {i} matches nothing: {entry:?}"));
     }
-    eprintln!("JSON-Schema-Test-Suite: {passed} passed, {skipped} skipped, {} failed, in {} files", failures.len(), files.len());
+    eprintln!(
+        "JSON-Schema-Test-Suite: {passed} passed, {skipped} skipped, {} failed, in {} files",
+        failures.len(),
+        files.len()
+    );
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
 

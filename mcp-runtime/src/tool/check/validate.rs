@@ -86,14 +86,16 @@ impl Walk<'_, '_> {
     fn check(&mut self, check: &Keyword, value: &Value, at: &Path<'_>, depth: usize) -> bool {
         match (check, value) {
             (Keyword::Type(types), value) => {
-                types_match(*types, value) || self.fail(at, "type", || {
-                    let names: Vec<&str> =
-                        (0..7).filter(|bit| types.0 & (1 << bit) != 0).map(|bit| Types::NAMES[bit]).collect();
-                    not_of_type(value, &names)
-                })
+                types_match(*types, value)
+                    || self.fail(at, "type", || {
+                        let names: Vec<&str> =
+                            (0..7).filter(|bit| types.0 & (1 << bit) != 0).map(|bit| Types::NAMES[bit]).collect();
+                        not_of_type(value, &names)
+                    })
             }
             (Keyword::Enum(options), value) => {
-                options.iter().any(|option| equal(option, value)) || self.fail(at, "enum", || not_one_of(value, options))
+                options.iter().any(|option| equal(option, value))
+                    || self.fail(at, "enum", || not_one_of(value, options))
             }
             (Keyword::Const(expected), value) => {
                 equal(expected, value) || self.fail(at, "const", || format!("{} was expected", quote(expected)))
@@ -134,7 +136,8 @@ impl Walk<'_, '_> {
                 }
             }
             (Keyword::Pattern(regex, pattern), Value::String(text)) => {
-                regex.is_match(text) || self.fail(at, "pattern", || format!("{} does not match \"{pattern}\"", quote(value)))
+                regex.is_match(text)
+                    || self.fail(at, "pattern", || format!("{} does not match \"{pattern}\"", quote(value)))
             }
             (Keyword::Format(format), Value::String(text)) => {
                 format.accepts(text)
@@ -145,11 +148,15 @@ impl Walk<'_, '_> {
                 match bound {
                     Bound::Minimum => {
                         n >= *limit
-                            || self.fail(at, "minItems", || format!("{} has less than {}", quote(value), count(*limit, "item")))
+                            || self.fail(at, "minItems", || {
+                                format!("{} has less than {}", quote(value), count(*limit, "item"))
+                            })
                     }
                     _ => {
                         n <= *limit
-                            || self.fail(at, "maxItems", || format!("{} has more than {}", quote(value), count(*limit, "item")))
+                            || self.fail(at, "maxItems", || {
+                                format!("{} has more than {}", quote(value), count(*limit, "item"))
+                            })
                     }
                 }
             }
@@ -222,7 +229,9 @@ impl Walk<'_, '_> {
                     // A name is checked as a string value: the one copy this keyword makes.
                     let name_value = Value::String(name.clone());
                     if !self.valid(*id, &name_value, depth) {
-                        return self.fail(at, "propertyNames", || format!("{} is not a valid property name", quote(&name_value)));
+                        return self.fail(at, "propertyNames", || {
+                            format!("{} is not a valid property name", quote(&name_value))
+                        });
                     }
                 }
                 true
@@ -268,13 +277,17 @@ impl Walk<'_, '_> {
                         format!("{} is not valid under any of the schemas listed in the 'oneOf' keyword", quote(value))
                     }),
                     (Some(_), Some(_)) => self.fail(at, "oneOf", || {
-                        format!("{} is valid under more than one of the schemas listed in the 'oneOf' keyword", quote(value))
+                        format!(
+                            "{} is valid under more than one of the schemas listed in the 'oneOf' keyword",
+                            quote(value)
+                        )
                     }),
                 }
             }
             (Keyword::Not(id), value) => {
                 !self.valid(*id, value, depth)
-                    || self.fail(at, "not", || format!("{} should not be valid under the schema of 'not'", quote(value)))
+                    || self
+                        .fail(at, "not", || format!("{} should not be valid under the schema of 'not'", quote(value)))
             }
             (Keyword::IfThenElse { condition, then, otherwise }, value) => {
                 let (branch, via) = match self.valid(*condition, value, depth) {

@@ -207,7 +207,8 @@ mod tests {
             "{error}"
         );
         let remote = json!({"type": "object", "properties": {"a": {"$ref": "https://example.com/a.json"}}});
-        let error = ArgumentCheck::of("t", schema(remote), SchemaSource::Verbatim).unwrap().check("t", None).unwrap_err();
+        let error =
+            ArgumentCheck::of("t", schema(remote), SchemaSource::Verbatim).unwrap().check("t", None).unwrap_err();
         assert!(error.contains("`$ref` of `a` (`https://example.com/a.json` is outside the schema"), "{error}");
     }
 

@@ -7,7 +7,7 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 /// `www.example.com`: ASCII labels of letters, digits and inner hyphens, at most 63 bytes each
 /// and 253 in all; an `xn--` label must be the Punycode of a valid Unicode label.
 pub(super) fn is_hostname(text: &str) -> bool {
-    text.len() <= 253 && text.split('.').all(|label| is_ascii_label(label)) && !text.is_empty()
+    text.len() <= 253 && text.split('.').all(is_ascii_label) && !text.is_empty()
 }
 
 /// A host name whose labels may be Unicode, separated by `.` or its ideographic and

@@ -98,7 +98,8 @@ pub(super) fn bidi_allows(labels: &[Vec<char>]) -> bool {
                 !both_digits && matches!(last, Bidi::Rtl | Bidi::Number | Bidi::ArabicNumber)
             }
             Bidi::Ltr => {
-                classes().all(|b| !matches!(b, Bidi::Rtl | Bidi::ArabicNumber)) && matches!(last, Bidi::Ltr | Bidi::Number)
+                classes().all(|b| !matches!(b, Bidi::Rtl | Bidi::ArabicNumber))
+                    && matches!(last, Bidi::Ltr | Bidi::Number)
             }
             _ => false,
         }
@@ -156,8 +157,40 @@ fn joins(c: char) -> bool {
 
 /// The viramas (combining class 9) of the scripts that have one.
 fn is_virama(c: char) -> bool {
-    matches!(c as u32,
-        0x094D | 0x09CD | 0x0A4D | 0x0ACD | 0x0B4D | 0x0BCD | 0x0C4D | 0x0CCD | 0x0D3B | 0x0D3C | 0x0D4D
-        | 0x0DCA | 0x0E3A | 0x0EBA | 0x0F84 | 0x1039 | 0x103A | 0x1714 | 0x1734 | 0x17D2 | 0x1A60 | 0x1B44
-        | 0x1BAA | 0x1BAB | 0x1BF2 | 0x1BF3 | 0x2D7F | 0xA806 | 0xA8C4 | 0xA953 | 0xA9C0 | 0xAAF6 | 0xABED)
+    matches!(
+        c as u32,
+        0x094D
+            | 0x09CD
+            | 0x0A4D
+            | 0x0ACD
+            | 0x0B4D
+            | 0x0BCD
+            | 0x0C4D
+            | 0x0CCD
+            | 0x0D3B
+            | 0x0D3C
+            | 0x0D4D
+            | 0x0DCA
+            | 0x0E3A
+            | 0x0EBA
+            | 0x0F84
+            | 0x1039
+            | 0x103A
+            | 0x1714
+            | 0x1734
+            | 0x17D2
+            | 0x1A60
+            | 0x1B44
+            | 0x1BAA
+            | 0x1BAB
+            | 0x1BF2
+            | 0x1BF3
+            | 0x2D7F
+            | 0xA806
+            | 0xA8C4
+            | 0xA953
+            | 0xA9C0
+            | 0xAAF6
+            | 0xABED
+    )
 }

@@ -141,7 +141,8 @@ fn is_private(c: char) -> bool {
 /// RFC 3987's `ucschar`.
 fn is_ucschar(c: char) -> bool {
     let c = c as u32;
-    matches!(c, 0xA0..=0xD7FF | 0xF900..=0xFDCF | 0xFDF0..=0xFFEF) || (c >= 0x10000 && c & 0xFFFF < 0xFFFE && c < 0xE0000)
+    matches!(c, 0xA0..=0xD7FF | 0xF900..=0xFDCF | 0xFDF0..=0xFFEF)
+        || (c >= 0x10000 && c & 0xFFFF < 0xFFFE && c < 0xE0000)
         || (0xE1000..=0xEFFFD).contains(&c)
 }
 
@@ -206,7 +207,10 @@ fn variable_name(name: &str) -> bool {
                 let mut ok = true;
                 while let Some(c) = chars.next() {
                     ok &= match c {
-                        '%' => chars.next().is_some_and(|c| c.is_ascii_hexdigit()) && chars.next().is_some_and(|c| c.is_ascii_hexdigit()),
+                        '%' => {
+                            chars.next().is_some_and(|c| c.is_ascii_hexdigit())
+                                && chars.next().is_some_and(|c| c.is_ascii_hexdigit())
+                        }
                         c => c.is_ascii_alphanumeric() || c == '_',
                     };
                 }
