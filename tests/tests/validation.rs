@@ -227,3 +227,43 @@ async fn a_server_that_turns_the_checks_off_says_so_at_start() {
     let _client = TestClient::connect(server!().tools(tools![small, plain, echo])).await;
     assert!(log.lines_with("are not checked").is_empty());
 }
+
+static GUARDED: AtomicUsize = AtomicUsize::new(0);
+
+/// A name that must not start with `admin`: a look-ahead, which this build's regexes lack.
+#[mcp_tool(
+    input_schema = r#"{"type": "object", "properties": {"name": {"type": "string", "pattern": "^(?!admin)"}}, "required": ["name"]}"#
+)]
+fn guarded(name: String) -> String {
+    GUARDED.fetch_add(1, Ordering::SeqCst);
+    name
+}
+
+/// A schema with a part this build cannot check fails closed: the server warns, naming the tool
+/// and the keyword, and each call is a tool error saying which keyword of which argument, without
+/// running the function (it used to run unchecked).
+#[tokio::test]
+async fn a_schema_this_build_cannot_check_refuses_its_tool() {
+    let (log, _capturing) = CapturedLog::start();
+    let client = TestClient::connect(server!().tools(tools![guarded, plain])).await;
+    for _ in 0..2 {
+        let result =
+            client.request("tools/call", json!({"name": "guarded", "arguments": {"name": "ada"}})).await.unwrap();
+        assert_eq!(result["isError"], true, "{result}");
+        let message = text(&result);
+        assert!(
+            message.starts_with("tool `guarded` cannot be called: this build cannot check its input schema: `pattern` of `name` (regex-lite cannot compile `^(?!admin)`"),
+            "{message}"
+        );
+    }
+    assert_eq!(GUARDED.load(Ordering::SeqCst), 0, "the function did not run");
+    let warnings = log.lines_with("parts this build cannot check");
+    assert_eq!(warnings.len(), 1, "warned once: {warnings:?}");
+    assert!(
+        warnings[0].contains("WARN") && warnings[0].contains("guarded") && warnings[0].contains("`pattern` of `name`"),
+        "{}",
+        warnings[0]
+    );
+    let result = client.request("tools/call", json!({"name": "plain", "arguments": {"count": 7}})).await.unwrap();
+    assert_eq!(text(&result), "7", "other tools are unaffected");
+}

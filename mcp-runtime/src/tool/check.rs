@@ -10,6 +10,24 @@
 //! so in its log when its tools are registered, naming those whose constraints go unchecked.
 
 #[cfg(feature = "validation")]
+mod compile;
+#[cfg(feature = "validation")]
+mod format;
+#[cfg(feature = "validation")]
+mod json;
+#[cfg(feature = "validation")]
+mod messages;
+#[cfg(feature = "validation")]
+mod pattern;
+#[cfg(feature = "validation")]
+mod resources;
+#[cfg(feature = "validation")]
+mod schema;
+#[cfg(all(test, feature = "validation"))]
+mod suite;
+#[cfg(feature = "validation")]
+mod validate;
+#[cfg(feature = "validation")]
 mod validator;
 
 use super::constraints::{SchemaSource, beyond_types};

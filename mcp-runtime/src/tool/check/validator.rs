@@ -1,10 +1,14 @@
-//! One tool's argument check: its input schema compiled by jsonschema (with `format` checked),
-//! and the message a call that breaks it gets.
+//! One tool's argument check: its input schema compiled once by this crate's validator
+//! (`compile.rs`, `validate.rs`, `format` checked), and the message a call that breaks it gets.
+//! A schema with a part the validator cannot check fails closed: every call of the tool is
+//! refused, saying which keyword of which argument this build cannot check.
 
+use super::compile::{Unchecked, compile};
+use super::messages::argument_at;
+use super::schema::Schema;
+use super::validate::problems;
 use crate::clip::clip_problem;
 use crate::tool::constraints::{SchemaSource, beyond_types};
-use jsonschema::ValidationError;
-use jsonschema::error::ValidationErrorKind;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -12,23 +16,34 @@ use serde_json::{Map, Value};
 const PROBLEMS_SHOWN: usize = 8;
 
 /// The compiled input schema of one tool.
-pub(crate) struct ArgumentCheck(jsonschema::Validator);
+pub(crate) struct ArgumentCheck(Compiled);
+
+enum Compiled {
+    Schema(Schema),
+    /// What a schema this build cannot check says to each call, which it refuses.
+    Refused(String),
+}
 
 impl ArgumentCheck {
     /// The check of `tool`'s input schema, if the schema says more than serde enforces
-    /// (see `constraints.rs`) and compiles.
+    /// (see `constraints.rs`). A schema with parts the validator cannot check gives a check
+    /// that refuses every call, and a warning naming them.
     pub fn of(tool: &str, schema: Map<String, Value>, source: SchemaSource) -> Option<Self> {
         if !beyond_types(&schema, source) {
             return None;
         }
-        // Formats are annotations in 2020-12 unless asked for; a schema that says `email`
-        // means it. External `$ref`s are not fetched (jsonschema's resolvers are left out).
-        match jsonschema::options().should_validate_formats(true).build(&Value::Object(schema)) {
-            Ok(validator) => Some(Self(validator)),
-            Err(err) => {
-                let err = clip_problem(&err.to_string()).to_string();
-                tracing::warn!(tool, "the input schema does not compile, so its constraints are not checked: {err}");
-                None
+        match compile(&Value::Object(schema)) {
+            Ok(schema) => Some(Self(Compiled::Schema(schema))),
+            Err(unchecked) => {
+                let parts: Vec<String> = unchecked.iter().map(describe).collect();
+                let parts = clip_problem(&parts.join("; ")).to_string();
+                tracing::warn!(
+                    tool,
+                    "the input schema has parts this build cannot check, so every call of the tool is refused: {parts}"
+                );
+                Some(Self(Compiled::Refused(format!(
+                    "tool `{tool}` cannot be called: this build cannot check its input schema: {parts}"
+                ))))
             }
         }
     }
@@ -36,41 +51,34 @@ impl ArgumentCheck {
     /// `Err` with a message naming each field of `arguments` that breaks a rule (the first
     /// [`PROBLEMS_SHOWN`]), each clipped.
     pub fn check(&self, tool: &str, arguments: Option<&RawValue>) -> Result<(), String> {
+        let schema = match &self.0 {
+            Compiled::Schema(schema) => schema,
+            Compiled::Refused(message) => return Err(message.clone()),
+        };
         // Arguments that do not parse fail with serde's message when the call decodes them.
         let Ok(value) = serde_json::from_str::<Value>(arguments.map_or("{}", RawValue::get)) else { return Ok(()) };
-        let mut errors = self.0.iter_errors(&value);
-        let mut problems: Vec<String> = errors.by_ref().take(PROBLEMS_SHOWN).map(|e| problem(&e)).collect();
-        if problems.is_empty() {
+        if super::validate::is_valid(schema, &value) {
             return Ok(());
         }
-        if errors.next().is_some() {
-            problems.push("and more".to_owned());
+        let found = problems(schema, &value, PROBLEMS_SHOWN);
+        let mut shown: Vec<String> =
+            found.iter().take(PROBLEMS_SHOWN).map(|problem| clip_problem(&problem.to_string()).to_string()).collect();
+        if found.len() > PROBLEMS_SHOWN {
+            shown.push("and more".to_owned());
         }
-        Err(format!("invalid arguments for tool `{tool}`: {}", problems.join("; ")))
+        Err(format!("invalid arguments for tool `{tool}`: {}", shown.join("; ")))
     }
 }
 
-/// One broken rule: the field (a dotted path into the arguments), what is wrong with it, and
-/// the keyword that says so.
-fn problem(error: &ValidationError<'_>) -> String {
-    let at = error.instance_path().as_str().trim_start_matches('/').replace('/', ".");
-    let field = |name: &str| if at.is_empty() { name.to_owned() } else { format!("{at}.{name}") };
-    let (field, what) = match error.kind() {
-        ValidationErrorKind::Required { property } => (field(property.as_str().unwrap_or_default()), "missing".into()),
-        ValidationErrorKind::AdditionalProperties { unexpected } => {
-            let names: Vec<String> = unexpected.iter().take(PROBLEMS_SHOWN).map(|name| field(name)).collect();
-            (names.join("`, `"), "not allowed".into())
-        }
-        _ => (at.clone(), error.to_string()),
+/// `` `pattern` of `name` (why) ``.
+fn describe(unchecked: &Unchecked) -> String {
+    let argument = argument_at(&unchecked.at);
+    let of = match argument.is_empty() {
+        true => "the arguments".to_owned(),
+        false => format!("`{argument}`"),
     };
-    let keyword = error.schema_path().as_str().rsplit('/').next().unwrap_or_default();
-    let problem = match field.is_empty() {
-        true => format!("{what} ({keyword})"),
-        false => format!("`{field}`: {what} ({keyword})"),
-    };
-    clip_problem(&problem).to_string()
+    format!("`{}` of {of} ({})", unchecked.keyword, unchecked.why)
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,6 +194,56 @@ mod tests {
         assert!(
             error.starts_with("invalid arguments for tool `t`: `items.0`: ") && error.ends_with("; and more"),
             "{error}"
+        );
+    }
+
+    #[test]
+    fn a_schema_this_build_cannot_check_refuses_every_call_naming_the_keyword_and_argument() {
+        let written = json!({"type": "object", "properties": {"to": {"properties": {"name": {"type": "string", "pattern": "^(?!admin)"}}}}});
+        let check = ArgumentCheck::of("t", schema(written), SchemaSource::Verbatim).expect("refusing");
+        let error = check.check("t", Some(&arguments(json!({"to": {"name": "ada"}})))).unwrap_err();
+        assert!(
+            error.starts_with("tool `t` cannot be called: this build cannot check its input schema: `pattern` of `to.name` (regex-lite cannot compile `^(?!admin)`"),
+            "{error}"
+        );
+        let remote = json!({"type": "object", "properties": {"a": {"$ref": "https://example.com/a.json"}}});
+        let error =
+            ArgumentCheck::of("t", schema(remote), SchemaSource::Verbatim).unwrap().check("t", None).unwrap_err();
+        assert!(error.contains("`$ref` of `a` (`https://example.com/a.json` is outside the schema"), "{error}");
+    }
+
+    #[test]
+    fn messages_name_each_rule_in_its_words() {
+        let written = json!({
+            "type": "object",
+            "properties": {
+                "n": {"type": "number", "exclusiveMinimum": 0, "multipleOf": 2},
+                "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": true, "maxItems": 2},
+                "code": {"type": "string", "pattern": "^[A-Z]+$", "minLength": 2},
+                "when": {"type": "string", "format": "date-time"}
+            },
+            "dependentRequired": {"n": ["code"]}
+        });
+        let check = ArgumentCheck::of("t", schema(written), SchemaSource::Verbatim).expect("checked");
+        let error = check
+            .check("t", Some(&arguments(json!({"n": -3, "tags": ["a", "a", 1], "when": "2024-02-30T00:00:00Z"}))))
+            .unwrap_err();
+        let expected = [
+            "`code`: missing, required when `n` is given (dependentRequired)",
+            "`n`: -3 is less than or equal to the minimum of 0 (exclusiveMinimum)",
+            "`n`: -3 is not a multiple of 2 (multipleOf)",
+            "`tags.2`: 1 is not of type \"string\" (type)",
+            "`tags`: [\"a\",\"a\",1] has non-unique elements (uniqueItems)",
+            "`tags`: [\"a\",\"a\",1] has more than 2 items (maxItems)",
+            "`when`: \"2024-02-30T00:00:00Z\" is not a \"date-time\" (format)",
+        ];
+        for problem in expected {
+            assert!(error.contains(problem), "{problem} in {error}");
+        }
+        let error = check.check("t", Some(&arguments(json!({"n": 2, "code": "a"})))).unwrap_err();
+        assert_eq!(
+            error,
+            "invalid arguments for tool `t`: `code`: \"a\" is shorter than 2 characters (minLength); `code`: \"a\" does not match \"^[A-Z]+$\" (pattern)"
         );
     }
 }
