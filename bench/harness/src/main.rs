@@ -5,7 +5,8 @@
 //! `harness --bench-dir bench --runs 5 --compile-runs 3 --cold-runs 1 --out BENCHMARKS.md --readme
 //! README.md --command "..."` (`./bench/run.sh` builds everything in release and runs this). For
 //! development: `--quick`, `--only ours,ceiling`, `--pinned` or `--unpinned`, `--no-http`,
-//! `--pipelined N` (calls of the 32-in-flight measurement, after `--quick`), `--no-allocations`
+//! `--pipelined N` (calls of the 32-in-flight measurement, after `--quick`), `--scale N` (idle
+//! sessions of the scale scenario, `scale.rs`; 100,000 in a full run) or `--no-scale`, `--no-allocations`
 //! (no counts under valgrind's DHAT), `--no-redis` (no
 //! scenarios with the Redis session store), `--redis-only` (only those: our HTTP server with its
 //! sessions in memory, in Redis, and in Redis as three replicas behind nginx; no compile rounds).
@@ -33,6 +34,7 @@ mod allocations;
 mod build;
 mod placement;
 mod report;
+mod scale;
 mod services;
 
 use placement::Placement;
@@ -126,6 +128,9 @@ struct Sizes {
     /// Only the HTTP load with this many sessions (`--sessions N`), to probe one level.
     http_sessions_only: Option<usize>,
     idle_sessions: usize,
+    /// Sessions of the scale scenario (0: not run), and its loads' calls.
+    scale_sessions: usize,
+    scale_calls: u64,
 }
 
 const FULL: Sizes = Sizes {
@@ -137,6 +142,8 @@ const FULL: Sizes = Sizes {
     http_calls_per_level: 8_000,
     http_sessions_only: None,
     idle_sessions: 900,
+    scale_sessions: 100_000,
+    scale_calls: 8_000,
 };
 const QUICK: Sizes = Sizes {
     startups: 5,
@@ -147,6 +154,8 @@ const QUICK: Sizes = Sizes {
     http_calls_per_level: 1_000,
     http_sessions_only: None,
     idle_sessions: 900,
+    scale_sessions: 30_000,
+    scale_calls: 1_000,
 };
 
 struct Args {
@@ -211,6 +220,8 @@ fn parse_args() -> Args {
             "--no-redis" => args.redis = false,
             "--redis-only" => args.redis_only = true,
             "--no-allocations" => args.allocations = false,
+            "--scale" => args.sizes.scale_sessions = value().parse().expect("--scale N"),
+            "--no-scale" => args.sizes.scale_sessions = 0,
             "--quick" => args.sizes = QUICK,
             "--pipelined" => args.sizes.stdio_pipelined = value().parse().expect("--pipelined N"),
             other => panic!("unknown flag {other}"),
@@ -271,9 +282,16 @@ async fn run(mut args: Args) -> Result<()> {
                     eprintln!("{round}: {}", server.name);
                     let s = results.runtime.entry((placement, server.name)).or_default();
                     let exe = Exe { path: bin_dir.join(server.bin), stdio_args: server.stdio_args, cpus };
-                    measure_server(&exe, args.stdio, server.http && args.http, args.sizes, s)
-                        .await
-                        .map_err(|e| format!("{}: {e}", server.name))?;
+                    measure_server(
+                        &exe,
+                        args.stdio,
+                        server.http && args.http,
+                        run == 0 && server.name == "ours",
+                        args.sizes,
+                        s,
+                    )
+                    .await
+                    .map_err(|e| format!("{}: {e}", server.name))?;
                 }
             }
             if let Some(programs) = &programs {
@@ -420,7 +438,9 @@ async fn sequential_interleaved(
     Ok(())
 }
 
-async fn measure_server(exe: &Exe, stdio: bool, http: bool, sizes: Sizes, s: &mut Samples) -> Result<()> {
+/// `scale`: also the scale scenario (ours only, its targets being ours' own figures; in the
+/// first round of each placement, for its minutes).
+async fn measure_server(exe: &Exe, stdio: bool, http: bool, scale: bool, sizes: Sizes, s: &mut Samples) -> Result<()> {
     let mut push = |key: &'static str, v: f64| s.entry(key).or_default().push(v);
     if stdio {
         measure_stdio(exe, sizes, &mut push).await?;
@@ -448,6 +468,15 @@ async fn measure_server(exe: &Exe, stdio: bool, http: bool, sizes: Sizes, s: &mu
     let http = HttpServer::spawn(exe).await?;
     push("idle_session_bytes", http.idle_sessions(sizes.idle_sessions).await?);
     drop(http);
+
+    if scale && sizes.scale_sessions > 0 {
+        let measured = scale::measure(exe, sizes.scale_sessions, sizes.scale_calls).await?;
+        push("scale_rss_kb", measured.rss_kb);
+        push("scale_projected_kb", measured.projected_kb);
+        push("scale_streams", measured.streams as f64);
+        push("scale_p99_quiet", measured.p99_quiet);
+        push("scale_p99_crowded", measured.p99_crowded);
+    }
     Ok(())
 }
 
@@ -841,6 +870,14 @@ impl HttpServer {
         drop(warm);
         tokio::time::sleep(Duration::from_millis(300)).await;
         let before = proc_status_kb(self.pid, "VmRSS")?;
+        self.open_sessions(count).await?;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let after = proc_status_kb(self.pid, "VmRSS")?;
+        Ok((after - before) * 1024.0 / count as f64)
+    }
+
+    /// Opens `count` sessions over 8 connections, which it then closes; their ids.
+    async fn open_sessions(&self, count: usize) -> Result<Vec<String>> {
         let connections = 8;
         let mut tasks = Vec::new();
         for c in 0..connections {
@@ -848,20 +885,21 @@ impl HttpServer {
             let port = self.port;
             let n = count / connections + usize::from(c < count % connections);
             tasks.push(tokio::spawn(async move {
+                let mut ids = Vec::with_capacity(n);
                 for _ in 0..n {
                     let mut session = Session { sender, id: String::new(), port };
                     session.open().await?;
+                    ids.push(session.id);
                     sender = session.sender;
                 }
-                Ok::<_, Error>(())
+                Ok::<_, Error>(ids)
             }));
         }
+        let mut ids = Vec::with_capacity(count);
         for task in tasks {
-            task.await??;
+            ids.extend(task.await??);
         }
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        let after = proc_status_kb(self.pid, "VmRSS")?;
-        Ok((after - before) * 1024.0 / count as f64)
+        Ok(ids)
     }
 }
 

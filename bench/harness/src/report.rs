@@ -52,6 +52,21 @@ pub const METRICS: &[Metric] = &[
     metric("stdio_hwm_kb", "peak memory, stdio run (VmHWM)", "KiB", false),
     metric("http_hwm_kb", "peak memory, HTTP run (VmHWM)", "KiB", false),
     metric("idle_session_bytes", "memory per idle HTTP session (RSS delta / 900)", "bytes", false),
+    metric("scale_rss_kb", "memory holding 100,000 idle HTTP sessions and the GET streams below (VmRSS)", "KiB", false),
+    metric(
+        "scale_streams",
+        "GET streams of those sessions held open (a third, as the open-file limit allows)",
+        "",
+        true,
+    ),
+    metric(
+        "scale_projected_kb",
+        "memory projected for a third of them listening (the missing streams at the measured cost)",
+        "KiB",
+        false,
+    ),
+    metric("scale_p99_quiet", "HTTP, 16 sessions: p99, the same process before those sessions", "µs", false),
+    metric("scale_p99_crowded", "HTTP, 16 sessions: p99, while it holds them", "µs", false),
 ];
 
 /// What a run measures once, whatever the placement.
@@ -450,6 +465,18 @@ fn targets(out: &mut String, r: &Results) {
         }
         let o = r.med(p, "ours", "idle_session_bytes");
         row("≤ 16 KiB per idle HTTP session (8)", p, format!("{:.1} KiB", o / 1024.0), o <= 16.0 * 1024.0);
+        let rss = r.med(p, "ours", "scale_projected_kb");
+        if !rss.is_nan() {
+            let mib = rss / 1024.0;
+            row(
+                "100,000 idle HTTP sessions, a third listening, in ≤ 1 GiB (37.4)",
+                p,
+                format!("{mib:.0} MiB"),
+                mib <= 1024.0,
+            );
+            let ratio = r.med(p, "ours", "scale_p99_crowded") / r.med(p, "ours", "scale_p99_quiet");
+            row("HTTP p99 at 16 sessions beside them ≤ 1.2× without (37.4)", p, fmt_ratio(ratio), ratio <= 1.2);
+        }
     }
     for &p in r.placements.iter().filter(|_| !r.stores.samples.is_empty()) {
         let ratio = r.store_med(p, "redis1", "http16_rps") / r.store_med(p, "memory", "http16_rps");
@@ -679,6 +706,14 @@ then unpinned; the rounds alternate so each server sees the machine's moments al
   warm-up sessions, VmRSS, 900 sessions opened over 8 connections that are then closed, VmRSS
   after 0.5 s; the delta / 900 (ours refuses a client's 1,001st session by default, and all
   come from 127.0.0.1).
+- **Scale** (ours, first round of each placement): a fresh `bench-ours http` with its session and
+  connection caps raised (`BENCH_MAX_SESSIONS`); 16 sessions calling `echo` (p99 without), then
+  100,000 sessions opened over 8 connections and a third of them given a GET stream, each on a
+  connection of its own from 127.0.0.2 and up, held open; VmRSS after 1 s; then the 16 sessions
+  again (p99 beside them), and every stream checked still open. A process may hold as many
+  streams as its open-file limit allows (20,000 on the machine here, whose hard limit only
+  `CAP_SYS_RESOURCE` raises): the streams it could not open are added at the measured cost of
+  those it did (`scale_projected_kb`, the figure the target reads).
 - **CPU per call**: the time the server's threads ran, in nanoseconds, from
   `/proc/<pid>/task/*/schedstat`, over the workload (the 10 ms ticks of `/proc/<pid>/stat` were
   as coarse as the differences measured); **context switches per call**: voluntary and

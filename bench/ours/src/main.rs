@@ -3,7 +3,8 @@
 //! 127.0.0.1 on a free port, prints the port on stdout and serves Streamable HTTP: its sessions
 //! in memory, or, built with the feature `redis` (`bench-ours-redis`), in the Redis at
 //! `REDIS_URL` when that is set (with `MCP_REQUEST_STATE_SECRET`, the same for every replica),
-//! as replicas behind a load balancer keep them (issue 17).
+//! as replicas behind a load balancer keep them (issue 17). With `BENCH_MAX_SESSIONS=N`, its
+//! session and connection caps are N (the scale scenario's 100,000 sessions).
 
 use mcp_runtime::prelude::*;
 
@@ -67,7 +68,19 @@ async fn serve_http() -> mcp_runtime::Result<()> {
     }
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     println!("{}", listener.local_addr()?.port());
-    server.serve_http_on(listener, std::future::pending()).await
+    // The scale scenario (`harness`'s `scale.rs`) holds 100,000 sessions, more than the
+    // default caps allow one process and one client.
+    match std::env::var("BENCH_MAX_SESSIONS").ok().and_then(|max| max.parse::<usize>().ok()) {
+        Some(max) => {
+            let config = mcp_runtime::http::HttpConfig::default()
+                .max_sessions(max)
+                .max_sessions_per_client(max)
+                .max_connections(max)
+                .max_connections_per_client(max);
+            server.into_http_service(config)?.serve(listener, std::future::pending()).await
+        }
+        None => server.serve_http_on(listener, std::future::pending()).await,
+    }
 }
 
 #[cfg(feature = "redis")]
