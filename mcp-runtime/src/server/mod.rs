@@ -556,11 +556,11 @@ impl Server {
     pub async fn serve_http_with_shutdown(
         self,
         address: impl tokio::net::ToSocketAddrs,
-        shutdown: impl std::future::Future<Output = ()>,
+        shutdown: impl std::future::Future<Output = ()> + Send,
     ) -> Result<()> {
         let core = self.build()?;
         let listener = crate::transport::http::bind(address).await?;
-        crate::transport::http::serve(core, listener, shutdown).await
+        crate::transport::http::serve(core, listener, Box::pin(shutdown)).await
     }
 
     /// [`serve_http_with_shutdown`](Self::serve_http_with_shutdown) on a listener you bound,
@@ -569,9 +569,9 @@ impl Server {
     pub async fn serve_http_on(
         self,
         listener: tokio::net::TcpListener,
-        shutdown: impl std::future::Future<Output = ()>,
+        shutdown: impl std::future::Future<Output = ()> + Send,
     ) -> Result<()> {
-        crate::transport::http::serve(self.build()?, listener, shutdown).await
+        crate::transport::http::serve(self.build()?, listener, Box::pin(shutdown)).await
     }
 
     /// The MCP endpoint as a service with this configuration, to serve with
@@ -612,7 +612,8 @@ impl Server {
     ) -> Result<()> {
         let core = self.build()?;
         let listener = crate::transport::http::bind(address).await?;
-        crate::transport::http::serve_tls(core, listener, tls, crate::transport::signal::shutdown_signal()).await
+        let shutdown = Box::pin(crate::transport::signal::shutdown_signal());
+        crate::transport::http::serve_tls(core, listener, tls, shutdown).await
     }
 
     /// Serves the MCP endpoint from an AWS Lambda function (feature `lambda`): answers the

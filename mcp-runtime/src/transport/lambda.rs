@@ -8,15 +8,21 @@
 
 use super::http::{HttpConfig, McpHttpService};
 use crate::error::{Error, ErrorKind, Result};
+use std::future::Future;
+use std::pin::Pin;
 
 /// The configuration a Lambda function serves with: `config` without sessions.
 pub(crate) fn config(config: HttpConfig) -> HttpConfig {
     config.stateless(true)
 }
 
-/// Answers Lambda's invocations with `service` until the runtime stops.
-pub(crate) async fn serve(service: McpHttpService) -> Result<()> {
-    lambda_http::run(service)
-        .await
-        .map_err(|err| Error::new(ErrorKind::Io, format!("the Lambda runtime stopped: {err}")))
+/// Answers Lambda's invocations with `service` until the runtime stops: boxed here, as
+/// [`Serving`](super::Serving) says why, but not `Send` (lambda_http's loop is not).
+#[inline(never)]
+pub(crate) fn serve(service: McpHttpService) -> Pin<Box<dyn Future<Output = Result<()>>>> {
+    Box::pin(async move {
+        lambda_http::run(service)
+            .await
+            .map_err(|err| Error::new(ErrorKind::Io, format!("the Lambda runtime stopped: {err}")))
+    })
 }

@@ -10,7 +10,9 @@ use super::tls;
 use super::{HttpConfig, McpHttpService, fd_limit};
 use crate::core::ServerCore;
 use crate::error::{Error, ErrorKind, Result};
+use crate::transport::Serving;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::net::{TcpListener, TcpStream};
@@ -20,10 +22,10 @@ impl McpHttpService {
     /// Serves connections from `listener` until `shutdown` resolves, then shuts down
     /// gracefully: no new connections or sessions, requests in flight get the server's
     /// [`shutdown_grace`](crate::Server::shutdown_grace) to finish, then every stream ends.
-    pub async fn serve(self, listener: TcpListener, shutdown: impl Future<Output = ()>) -> Result<()> {
-        self.run(
+    pub async fn serve(self, listener: TcpListener, shutdown: impl Future<Output = ()> + Send) -> Result<()> {
+        self.serving(
             listener,
-            shutdown,
+            Box::pin(shutdown),
             #[cfg(feature = "tls")]
             None,
         )
@@ -37,15 +39,31 @@ impl McpHttpService {
         self,
         listener: TcpListener,
         tls: TlsConfig,
-        shutdown: impl Future<Output = ()>,
+        shutdown: impl Future<Output = ()> + Send,
     ) -> Result<()> {
-        self.run(listener, shutdown, Some(tls.acceptor())).await
+        self.serving(listener, Box::pin(shutdown), Some(tls.acceptor())).await
+    }
+
+    /// The accept loop's future, boxed here (see [`Serving`]).
+    #[inline(never)]
+    fn serving<'a>(
+        self,
+        listener: TcpListener,
+        shutdown: Shutdown<'a>,
+        #[cfg(feature = "tls")] tls: Option<tokio_rustls::TlsAcceptor>,
+    ) -> Serving<'a> {
+        Box::pin(self.run(
+            listener,
+            shutdown,
+            #[cfg(feature = "tls")]
+            tls,
+        ))
     }
 
     async fn run(
         self,
         listener: TcpListener,
-        shutdown: impl Future<Output = ()>,
+        shutdown: Shutdown<'_>,
         #[cfg(feature = "tls")] tls: Option<tokio_rustls::TlsAcceptor>,
     ) -> Result<()> {
         #[cfg(feature = "tls")]
@@ -272,13 +290,20 @@ async fn sweep_idle_sessions(inner: std::sync::Weak<super::service::Inner>) {
     super::ticker::every(interval, inner, |inner| inner.sessions.tick()).await;
 }
 
-/// [`Server::serve_http`](crate::Server::serve_http) and friends: binds, serves, stops.
-pub(crate) async fn serve(
-    core: Arc<ServerCore>,
-    listener: TcpListener,
-    shutdown: impl Future<Output = ()>,
-) -> Result<()> {
-    McpHttpService::new(core, HttpConfig::default())?.serve(listener, shutdown).await
+/// What ends serving, boxed by the caller so that the accept loop is one type.
+pub(crate) type Shutdown<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+
+/// [`Server::serve_http`](crate::Server::serve_http) and friends: serves, stops.
+pub(crate) async fn serve(core: Arc<ServerCore>, listener: TcpListener, shutdown: Shutdown<'_>) -> Result<()> {
+    let service = McpHttpService::new(core, HttpConfig::default())?;
+    service
+        .serving(
+            listener,
+            shutdown,
+            #[cfg(feature = "tls")]
+            None,
+        )
+        .await
 }
 
 /// [`Server::serve_https`](crate::Server::serve_https) and friends.
@@ -287,9 +312,9 @@ pub(crate) async fn serve_tls(
     core: Arc<ServerCore>,
     listener: TcpListener,
     tls: TlsConfig,
-    shutdown: impl Future<Output = ()>,
+    shutdown: Shutdown<'_>,
 ) -> Result<()> {
-    McpHttpService::new(core, HttpConfig::default())?.serve_tls(listener, tls, shutdown).await
+    McpHttpService::new(core, HttpConfig::default())?.serving(listener, shutdown, Some(tls.acceptor())).await
 }
 
 /// Binds `address`, naming it in the error.

@@ -47,7 +47,14 @@ const EARLY_WRITE: usize = 8;
 /// How long the client has to take the last messages once serving ends.
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(1);
 
-pub(crate) async fn serve(server: Arc<ServerCore>) -> Result<()> {
+/// Serves `server` over stdin and stdout until stdin ends or a signal comes (boxed here: see
+/// [`Serving`](super::Serving)).
+#[inline(never)]
+pub(crate) fn serve(server: Arc<ServerCore>) -> super::Serving<'static> {
+    Box::pin(serve_stdio(server))
+}
+
+async fn serve_stdio(server: Arc<ServerCore>) -> Result<()> {
     let input = Lines::new(streams::stdin()?, server.settings.max_message_size);
     let busy_poll = server.settings.stdio_busy_poll;
     let grace = server.settings.shutdown_grace;
