@@ -15,7 +15,9 @@ const SHUTTING_DOWN: i64 = -32011;
 
 /// The server's default shutdown grace, and the margin a test allows beyond it.
 const GRACE: Duration = Duration::from_millis(500);
-const MARGIN: Duration = Duration::from_millis(2000);
+/// What a loaded machine may add to the grace: the tests prove a process ends rather than
+/// hangs, and wait only as long as it takes.
+const MARGIN: Duration = Duration::from_secs(10);
 
 /// A server whose stderr goes to a file of its own (read with [`stderr_of`]), with `env` set.
 async fn started(test: &str, env: &[(&str, &str)]) -> (StdioServer, PathBuf) {
@@ -76,10 +78,9 @@ async fn requests_beyond_the_cap_in_flight_are_refused_at_once() {
     for id in 1..=3 {
         server.send_request(json!(id), "tools/call", json!({"name": "nap", "arguments": {"millis": 400}})).await;
     }
-    let started = Instant::now();
+    // Refused at once, not queued: the refusal comes before either call in flight ends.
     let first = server.recv().await.expect("an answer");
     assert_error(&first, 3, TOO_MANY_REQUESTS);
-    assert!(started.elapsed() < Duration::from_millis(300), "refused at once, not queued");
     let message = first["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("2 at once"), "{message}");
     let mut finished = [server.recv().await.expect("an answer"), server.recv().await.expect("an answer")]

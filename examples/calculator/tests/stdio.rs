@@ -2,7 +2,7 @@
 
 use mcp_tests::StdioServer;
 use serde_json::json;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_calculator");
 
@@ -25,10 +25,10 @@ async fn serves_the_handshake_tools_and_errors_then_exits_on_eof() {
     assert_eq!(quotient["result"]["content"][0]["text"], "cannot divide by zero");
 
     server.close_stdin();
-    let closed = Instant::now();
-    let status = server.wait(Duration::from_secs(1)).await;
+    // It ends on its own once stdin closes (`wait` panics if it has not within the bound, a
+    // loaded machine's margin: the test waits only as long as the exit takes).
+    let status = server.wait(Duration::from_secs(10)).await;
     assert!(status.success(), "exit status {status}");
-    assert!(closed.elapsed() < Duration::from_secs(1));
     assert!(server.drain().await.is_empty());
     server.assert_schema_valid();
 }
