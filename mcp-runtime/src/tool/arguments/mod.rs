@@ -1,167 +1,76 @@
 //! A tool's arguments decoded one parameter at a time: what `#[mcp_tool]` expands to.
 //!
-//! The object is split into its members by [`split`], compiled once for every tool; each
-//! parameter is then decoded from its member by [`argument`], generic over the parameter's type
-//! only. A hundred tools taking a `String` and a `u32` share two decoders, where a derived
-//! `Deserialize` per tool gave each its own visitor, twice (once more under
-//! `serde_path_to_error` for the message of a failure): two-thirds of a 103-tool server's LLVM IR
-//! (bench/NOTES.md, issue 37).
+//! The tool hands [`decode`] a slot per parameter (an `Option` of its type, as a `&mut dyn`
+//! [`Slot`]), and one pass over the object decodes each member where it stands into the slot its
+//! name picks ([`object`]): the pass is compiled once for every tool, and each type's decoder
+//! once for every parameter of that type. A hundred tools taking a `String` and a `u32` share two
+//! decoders, where a derived `Deserialize` per tool gave each its own visitor, twice (once more
+//! under `serde_path_to_error` for the message of a failure): two-thirds of a 103-tool server's
+//! LLVM IR (bench/NOTES.md, issue 37). [`argument`] then turns each slot into its parameter.
 //!
 //! The answers are the derived struct's: unknown members are ignored, a member given twice is an
 //! error, an absent one is `None` for an `Option` and "missing field" otherwise, and a failure
-//! names the path to the value (`count`, `filter.range[1]`).
+//! names the path to the value (`count`, `filter.range[1]`). Only an object the pass cannot finish
+//! is read a second time ([`members`]), to word the error or to read keys written with escapes.
 
+mod failure;
+mod members;
 mod missing;
+mod object;
+mod slot;
 
-use crate::clip::clip;
-use crate::jsonrpc::without_position;
 use crate::tool::result::CallToolResult;
-use serde::de::{DeserializeOwned, DeserializeSeed, MapAccess, Visitor};
+use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
-use std::fmt;
+use std::marker::PhantomData;
 
-/// The members of `arguments` named in `names`, in their order (`None` for an absent one).
-pub fn split<'a, const N: usize>(
-    tool: &str,
-    arguments: Option<&'a RawValue>,
-    names: &[&str; N],
-) -> Result<[Option<&'a RawValue>; N], CallToolResult> {
-    let mut members = [None; N];
-    split_into(tool, arguments, names, &mut members)?;
-    Ok(members)
-}
+pub use slot::Slot;
 
-/// [`split`] for any number of names: the part compiled once.
-fn split_into<'a>(
+/// Fills each slot from the member of `arguments` its name in `names` (same order) picks; a slot
+/// whose member is absent stays empty.
+pub fn decode(
     tool: &str,
-    arguments: Option<&'a RawValue>,
+    arguments: Option<&RawValue>,
     names: &[&str],
-    members: &mut [Option<&'a RawValue>],
+    slots: &mut [&mut dyn Slot],
 ) -> Result<(), CallToolResult> {
+    debug_assert_eq!(names.len(), slots.len());
     let Some(arguments) = arguments else { return Ok(()) };
-    let mut deserializer = serde_json::Deserializer::from_str(arguments.get());
-    serde::Deserializer::deserialize_map(&mut deserializer, Members { names, members })
-        .map_err(|error| invalid(tool, ".", &error))
-}
-
-/// Decodes one parameter from its member; `member` is `None` when the client left it out.
-pub fn argument<T: DeserializeOwned>(tool: &str, name: &str, member: Option<&RawValue>) -> Result<T, CallToolResult> {
-    let Some(member) = member else {
-        // What a derived struct does for an absent field: `None` for an `Option`, else an error.
-        return T::deserialize(missing::Member).map_err(|_| missing(tool, name));
-    };
-    // The fast path without a path; only a failure decodes again to learn where it failed.
-    serde_json::from_str(member.get()).map_err(|_| failure::<T>(tool, name, member))
-}
-
-/// [`argument`] into the type a probe picked (`#[mcp_tool]`'s parameters whose role their type
-/// decides).
-pub fn argument_as<T: DeserializeOwned>(
-    tool: &str,
-    name: &str,
-    member: Option<&RawValue>,
-    _shape: std::marker::PhantomData<T>,
-) -> Result<T, CallToolResult> {
-    argument(tool, name, member)
-}
-
-/// [`argument`], or `default()` when the member is absent (`#[mcp(default = ...)]`).
-pub fn argument_or<T: DeserializeOwned>(
-    tool: &str,
-    name: &str,
-    member: Option<&RawValue>,
-    default: fn() -> T,
-) -> Result<T, CallToolResult> {
-    match member {
-        None => Ok(default()),
-        Some(_) => argument(tool, name, member),
+    match object::fill(arguments.get(), names, slots) {
+        Some(()) => Ok(()),
+        None => decode_members(tool, arguments.get(), names, slots),
     }
 }
 
-/// The error result of a member that does not decode, naming the path to the bad value.
+/// [`decode`] for an object the one pass did not finish: split into its raw members first, which
+/// words serde's error for an object it refuses, then each member decoded into its slot, in the
+/// order of `names`, a failure naming the path to the bad value.
 #[cold]
-fn failure<T: DeserializeOwned>(tool: &str, name: &str, member: &RawValue) -> CallToolResult {
-    let deserializer = &mut serde_json::Deserializer::from_str(member.get());
-    match serde_path_to_error::deserialize::<_, T>(deserializer) {
-        Ok(_) => CallToolResult::error(format!("invalid arguments for tool `{tool}`: `{name}`")),
-        Err(error) => invalid(tool, &joined(name, &error.path().to_string()), error.inner()),
-    }
-}
-
-/// `name` followed by the path inside its value, as `serde_path_to_error` writes paths.
-fn joined(name: &str, inner: &str) -> String {
-    match inner {
-        "." => name.to_owned(),
-        seq if seq.starts_with('[') => format!("{name}{seq}"),
-        inner => format!("{name}.{inner}"),
-    }
-}
-
-#[cold]
-fn invalid(tool: &str, path: &str, error: &serde_json::Error) -> CallToolResult {
-    let problem = without_position(error);
-    let message = match path {
-        "." => format!("invalid arguments for tool `{tool}`: {problem}"),
-        path => format!("invalid arguments for tool `{tool}`: `{}`: {problem}", clip(path)),
-    };
-    CallToolResult::error(message)
-}
-
-#[cold]
-fn missing(tool: &str, name: &str) -> CallToolResult {
-    CallToolResult::error(format!("invalid arguments for tool `{tool}`: missing field `{name}`"))
-}
-
-/// Visits the arguments' object, keeping the raw value of each named member.
-struct Members<'n, 'm, 'a> {
-    names: &'n [&'n str],
-    members: &'m mut [Option<&'a RawValue>],
-}
-
-impl<'de: 'a, 'a> Visitor<'de> for Members<'_, '_, 'a> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an object of arguments")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(index) = map.next_key_seed(Key(self.names))? {
-            let Some(index) = index else {
-                map.next_value::<serde::de::IgnoredAny>()?;
-                continue;
-            };
-            if self.members[index].is_some() {
-                // serde's `duplicate_field` message, which wants a `'static` name.
-                return Err(serde::de::Error::custom(format_args!("duplicate field `{}`", self.names[index])));
-            }
-            self.members[index] = Some(map.next_value::<&'de RawValue>()?);
+fn decode_members(tool: &str, object: &str, names: &[&str], slots: &mut [&mut dyn Slot]) -> Result<(), CallToolResult> {
+    let members = members::split(object, names).map_err(|error| failure::invalid(tool, ".", &error))?;
+    for ((slot, name), member) in slots.iter_mut().zip(names).zip(members) {
+        slot.clear();
+        let Some(member) = member.map(RawValue::get) else { continue };
+        if slot.fill(member).is_none() {
+            return Err(slot.failure(tool, name, member));
         }
-        Ok(())
+    }
+    Ok(())
+}
+
+/// The parameter `name` from its slot, which [`decode`] left empty when the client left the
+/// member out: then `None` for an `Option`, as a derived struct does, and an error otherwise.
+pub fn argument<T: DeserializeOwned>(tool: &str, name: &str, slot: Option<T>) -> Result<T, CallToolResult> {
+    match slot {
+        Some(value) => Ok(value),
+        None => T::deserialize(missing::Member).map_err(|_| failure::missing(tool, name)),
     }
 }
 
-/// A member's key: the index of the name it matches, `None` for an unknown one.
-struct Key<'n>(&'n [&'n str]);
-
-impl<'de> DeserializeSeed<'de> for Key<'_> {
-    type Value = Option<usize>;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Option<usize>, D::Error> {
-        deserializer.deserialize_identifier(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Key<'_> {
-    type Value = Option<usize>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an argument's name")
-    }
-
-    fn visit_str<E>(self, key: &str) -> Result<Option<usize>, E> {
-        Ok(self.0.iter().position(|name| *name == key))
-    }
+/// An empty slot of the type a probe picked (`#[mcp_tool]`'s parameters whose role their type
+/// decides).
+pub fn slot_as<T>(_shape: PhantomData<T>) -> Option<T> {
+    None
 }
 
 #[cfg(test)]
@@ -177,6 +86,13 @@ mod tests {
         result.text().unwrap().to_owned()
     }
 
+    /// `decode` into a slot of type `T` for the member `name`: the error's text, or the value.
+    fn one<T: DeserializeOwned>(name: &str, arguments: &str) -> Result<Option<T>, String> {
+        let mut slot = None;
+        decode("t", Some(&raw(arguments)), &[name], &mut [&mut slot]).map_err(error_text)?;
+        Ok(slot)
+    }
+
     #[derive(serde::Deserialize, Debug, PartialEq)]
     struct Range {
         min: u32,
@@ -184,21 +100,52 @@ mod tests {
     }
 
     #[test]
-    fn members_are_split_by_name_and_others_ignored() {
-        let arguments = raw(r#"{"count": 3, "extra": {"deep": [1, 2]}, "te\u0078t": "hi"}"#);
-        let [text, count, absent] = split("t", Some(&arguments), &["text", "count", "absent"]).unwrap();
-        assert_eq!(text.map(RawValue::get), Some(r#""hi""#), "an escaped key is matched by its text");
-        assert_eq!(count.map(RawValue::get), Some("3"));
-        assert!(absent.is_none());
-        let [absent] = split("t", None, &["text"]).unwrap();
-        assert!(absent.is_none(), "no arguments at all: every member absent");
+    fn members_fill_their_slots_by_name_and_others_are_ignored() {
+        let arguments = raw(r#"{"count": 3, "extra": {"deep": ["}", "\"", 2]}, "text": "hi"}"#);
+        let (mut text, mut count, mut absent) = (None::<String>, None::<u32>, None::<bool>);
+        decode("t", Some(&arguments), &["text", "count", "absent"], &mut [&mut text, &mut count, &mut absent]).unwrap();
+        assert_eq!((text.as_deref(), count, absent), (Some("hi"), Some(3), None));
+        let mut text = None::<String>;
+        decode("t", None, &["text"], &mut [&mut text]).unwrap();
+        assert!(text.is_none(), "no arguments at all: every slot empty");
+    }
+
+    /// The common objects are read in one pass, each member decoded where it stands; only what
+    /// the pass does not take is read again (as `members` splits it), to the same answers.
+    #[test]
+    fn one_pass_decodes_each_member_where_it_stands() {
+        let names = ["text", "range"];
+        let pass = |json: &str| {
+            let (mut text, mut range) = (None::<String>, None::<Range>);
+            let finished = object::fill(json, &names, &mut [&mut text, &mut range]).is_some();
+            (finished, text, range)
+        };
+        for json in [
+            r#"{"text":"a","range":{"min":1,"max":2}}"#,
+            " {\n \"range\" : { \"max\" : 2 , \"min\" : 1 } ,\t\"text\"\r: \"a\" } ",
+            r#"{"other": [{"text": "b"}, "\\\"{"], "range": {"min": 1, "max": 2}, "text": "a", "é": 1e3}"#,
+        ] {
+            assert_eq!(pass(json), (true, Some("a".to_owned()), Some(Range { min: 1, max: 2 })), "{json}");
+        }
+        assert!(pass("{}").0 && pass(" { } ").0);
+        for json in [r#"{"te\u0078t": "a"}"#, r#"{"text": "a", "text": "b"}"#, r#"{"text": 1}"#, "[1]", "null"] {
+            assert!(!pass(json).0, "left to the second reading: {json}");
+        }
+        assert_eq!(one::<String>("text", r#"{"te\u0078t": "a"}"#), Ok(Some("a".to_owned())), "an escaped key");
+        let (mut count, mut text) = (None::<u32>, None::<String>);
+        decode("t", Some(&raw(r#"{"count": 2, "te\u0078t": "a"}"#)), &["count", "text"], &mut [&mut count, &mut text])
+            .unwrap();
+        assert_eq!((count, text.as_deref()), (Some(2), Some("a")), "slots the pass filled are filled again");
     }
 
     #[test]
-    fn a_member_given_twice_is_refused() {
-        let arguments = raw(r#"{"text": "a", "text": "b"}"#);
-        let error = split("t", Some(&arguments), &["text"]).unwrap_err();
-        assert_eq!(error_text(error), "invalid arguments for tool `t`: duplicate field `text`");
+    fn an_object_the_pass_refuses_gets_serdes_answer() {
+        let error = one::<String>("text", r#"{"text": "a", "text": "b"}"#).unwrap_err();
+        assert_eq!(error, "invalid arguments for tool `t`: duplicate field `text`");
+        let error = one::<u32>("count", r#"{"count": "x", "count": 1}"#).unwrap_err();
+        assert_eq!(error, "invalid arguments for tool `t`: duplicate field `count`", "before the bad value");
+        let error = one::<u32>("count", "[1]").unwrap_err();
+        assert_eq!(error, "invalid arguments for tool `t`: invalid type: sequence, expected an object of arguments");
     }
 
     #[test]
@@ -206,32 +153,27 @@ mod tests {
         assert_eq!(argument::<Option<u32>>("t", "count", None).unwrap(), None);
         let error = argument::<u32>("t", "count", None).unwrap_err();
         assert_eq!(error_text(error), "invalid arguments for tool `t`: missing field `count`");
-        assert_eq!(argument_or::<u32>("t", "count", None, || 7).unwrap(), 7);
-        assert_eq!(argument_or::<u32>("t", "count", Some(&raw("2")), || 7).unwrap(), 2);
+        assert_eq!(argument::<u32>("t", "count", Some(2)).unwrap(), 2);
+        assert_eq!(one::<Option<u32>>("count", r#"{"count": null}"#), Ok(Some(None)), "null is a value");
     }
 
     #[test]
     fn a_failure_names_the_path_to_the_bad_value() {
-        let error = argument::<u32>("t", "count", Some(&raw(r#""x""#))).unwrap_err();
-        assert_eq!(
-            error_text(error),
-            "invalid arguments for tool `t`: `count`: invalid type: string \"x\", expected u32"
-        );
-        let error = argument::<Range>("t", "range", Some(&raw(r#"{"min": 1, "max": -1}"#))).unwrap_err();
-        assert_eq!(
-            error_text(error),
-            "invalid arguments for tool `t`: `range.max`: invalid value: integer `-1`, expected u32"
-        );
-        let error = argument::<Vec<Range>>("t", "ranges", Some(&raw(r#"[{"min": 1, "max": 2}, {"min": 1}]"#)));
-        assert_eq!(error_text(error.unwrap_err()), "invalid arguments for tool `t`: `ranges[1]`: missing field `max`");
-        let decoded = argument::<Vec<Range>>("t", "ranges", Some(&raw(r#"[{"min": 1, "max": 2}]"#))).unwrap();
-        assert_eq!(decoded, [Range { min: 1, max: 2 }]);
+        let error = one::<u32>("count", r#"{"count": "x"}"#).unwrap_err();
+        assert_eq!(error, "invalid arguments for tool `t`: `count`: invalid type: string \"x\", expected u32");
+        let error = one::<Range>("range", r#"{"range": {"min": 1, "max": -1}}"#).unwrap_err();
+        assert_eq!(error, "invalid arguments for tool `t`: `range.max`: invalid value: integer `-1`, expected u32");
+        let error = one::<Vec<Range>>("ranges", r#"{"ranges": [{"min": 1, "max": 2}, {"min": 1}]}"#);
+        assert_eq!(error.unwrap_err(), "invalid arguments for tool `t`: `ranges[1]`: missing field `max`");
+        let decoded = one::<Vec<Range>>("ranges", r#"{"ranges": [{"min": 1, "max": 2}]}"#).unwrap();
+        assert_eq!(decoded, Some(vec![Range { min: 1, max: 2 }]));
     }
 
     #[test]
     fn a_parameter_the_server_provides_needs_no_member() {
-        let shape = std::marker::PhantomData::<crate::param::NotAnArgument>;
-        assert!(argument_as("t", "context", None, shape).is_ok());
-        assert!(argument_as("t", "context", Some(&raw(r#"{"any": "thing"}"#)), shape).is_ok());
+        let mut slot = slot_as(std::marker::PhantomData::<crate::param::NotAnArgument>);
+        decode("t", Some(&raw(r#"{"context": {"any": "thing"}}"#)), &["context"], &mut [&mut slot]).unwrap();
+        assert!(slot.is_some());
+        assert!(argument("t", "context", slot_as(std::marker::PhantomData::<crate::param::NotAnArgument>)).is_ok());
     }
 }
