@@ -186,10 +186,11 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
 
 /// Binds each argument (`__mcp_argN`) from `__mcp_arguments`, or returns its error result.
 ///
-/// A slot per parameter (`__mcp_memberN`, an `Option` of its type), which
-/// `__private::decode_arguments` fills in one pass over the object, then `argument` (or the
-/// default) turns each into its parameter: the code per tool is a line per parameter, and the
-/// decoders are generic over the parameter's type only, so every tool shares them. A `flatten`
+/// A slot per parameter (`__mcp_memberN`, an `Argument` of its type), which
+/// `__private::decode_arguments` fills in one pass over the object (absent members included:
+/// defaults, `None`, or the error), then each is taken out as its parameter: the code per tool is
+/// a few lines per parameter with one way out, and the decoders are generic over the parameter's
+/// type only, so every tool shares them. A `flatten`
 /// parameter reads its fields from the arguments' object itself, which only the derived struct
 /// knows: such a tool decodes the struct whole.
 fn decode(tool: &HandlerFn, name: &str, shape: &TokenStream) -> TokenStream {
@@ -215,30 +216,26 @@ fn decode(tool: &HandlerFn, name: &str, shape: &TokenStream) -> TokenStream {
     }
     let members: Vec<syn::Ident> = fields.iter().map(|(i, _)| format_ident!("__mcp_member{i}")).collect();
     let wire_names = fields.iter().map(|(_, p)| p.wire_name());
-    let slots = fields.iter().zip(&members).map(|((_, p), member)| match (p.role, &p.options.default) {
-        (Role::ByType, None) => {
-            let slot = probe(krate, &p.ty, "slot", quote!());
-            quote!(let mut #member = #krate::__private::slot_as(#slot);)
-        }
-        _ => {
-            let ty = &p.ty;
-            quote_spanned!(ty.span()=> let mut #member: ::core::option::Option<#ty> = ::core::option::Option::None;)
-        }
+    let slots = fields.iter().zip(&members).map(|((i, p), member)| {
+        let ty = &p.ty;
+        let slot = match (p.role, &p.options.default) {
+            (_, Some(_)) => {
+                let default = default_fn_name(*i);
+                quote!(#krate::__private::Argument::with_default(#default))
+            }
+            (Role::ByType, None) => {
+                let shape = probe(krate, ty, "slot", quote!());
+                quote!(#krate::__private::Argument::shaped(#shape))
+            }
+            _ => quote_spanned!(ty.span()=> #krate::__private::Argument::<#ty>::new()),
+        };
+        quote!(let mut #member = #slot;)
     });
     // Each slot is spanned at its type: one that does not decode is reported there.
     let slot_refs = fields.iter().zip(&members).map(|((_, p), member)| quote_spanned!(p.ty.span()=> &mut #member));
-    let bindings = fields.iter().zip(&members).map(|((i, p), member)| {
-        let (binding, wire) = (handler::expand::binding(*i), p.wire_name());
-        if p.options.default.is_some() {
-            let default = default_fn_name(*i);
-            return quote!(let #binding = #member.unwrap_or_else(#default););
-        }
-        quote! {
-            let #binding = match #krate::__private::argument(#name, #wire, #member) {
-                ::core::result::Result::Ok(value) => value,
-                ::core::result::Result::Err(error) => #finished,
-            };
-        }
+    let bindings = fields.iter().zip(&members).map(|((i, _), member)| {
+        let binding = handler::expand::binding(*i);
+        quote!(let #binding = #member.into_value();)
     });
     quote! {
         #(#slots)*
@@ -370,8 +367,8 @@ mod tests {
         });
         let decode = "__private::decode_arguments(\"add\",__mcp_arguments,&[\"a\",\"b\"],&mut[&mut__mcp_member0,&mut__mcp_member1])";
         assert!(code.contains(decode), "{code}");
-        assert!(code.contains("__private::argument(\"add\",\"a\",__mcp_member0)"), "{code}");
-        assert!(code.contains("__mcp_member1.unwrap_or_else(__mcp_default_1)"), "{code}");
+        assert!(code.contains("__private::Argument::with_default(__mcp_default_1)"), "{code}");
+        assert!(code.contains("let__mcp_arg0=__mcp_member0.into_value();"), "{code}");
         assert!(!code.contains("serde::Deserialize") && !code.contains("parse_arguments_as"), "{code}");
     }
 

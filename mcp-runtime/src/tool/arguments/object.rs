@@ -5,29 +5,47 @@
 use super::slot::Slot;
 use serde::de::IgnoredAny;
 
-/// Fills `slots` from the members of `object` named in `names`. `None` when the pass cannot
-/// finish: `object` is not an object, a key is written with escapes, a member is given twice or
+/// Fills `slots` from the members of `object` named in `names`, and returns how many it filled.
+/// `None` when the pass cannot finish: `object` is not an object, a key is written with escapes, a member is given twice or
 /// its value is not of its parameter's type. Slots may then be filled in part.
-pub(super) fn fill(object: &str, names: &[&str], slots: &mut [&mut dyn Slot]) -> Option<()> {
-    let mut frame = Frame { text: object, at: 0 };
-    frame.expect(b'{')?;
-    if frame.eat(b'}') {
-        return Some(());
+pub(super) fn fill(object: &str, names: &[&str], slots: &mut [&mut dyn Slot]) -> Option<usize> {
+    let mut rest = after(object, b'{')?;
+    let mut filled = 0;
+    if rest.starts_with('}') {
+        return Some(filled);
     }
     loop {
-        let key = frame.key()?;
-        frame.expect(b':')?;
-        frame.skip_whitespace();
-        let value = &object[frame.at..];
-        frame.at += match names.iter().position(|name| *name == key) {
-            Some(index) if !slots[index].is_filled() => slots[index].fill(value)?,
+        let (key, value) = key(rest)?;
+        let value = after(value, b':')?;
+        let length = match names.iter().position(|name| *name == key) {
+            Some(index) if !slots[index].is_filled() => {
+                filled += 1;
+                slots[index].fill(value)?
+            }
             Some(_) => return None,
             None => skip(value)?,
         };
-        if !frame.eat(b',') {
-            return frame.expect(b'}');
+        rest = value.get(length..)?.trim_ascii_start();
+        match rest.as_bytes().first()? {
+            b',' => rest = rest[1..].trim_ascii_start(),
+            b'}' => return Some(filled),
+            _ => return None,
         }
     }
+}
+
+/// What follows `byte` (and whitespace) at the start of `json`, whitespace and all.
+fn after(json: &str, byte: u8) -> Option<&str> {
+    let json = json.trim_ascii_start();
+    (json.as_bytes().first() == Some(&byte)).then(|| json[1..].trim_ascii_start())
+}
+
+/// The text of the key `json` starts with, and what follows it; `None` for a key written with
+/// escapes, whose text is not what it means.
+fn key(json: &str) -> Option<(&str, &str)> {
+    let quoted = json.strip_prefix('"')?;
+    let end = quoted.bytes().position(|byte| matches!(byte, b'"' | b'\\'))?;
+    (quoted.as_bytes()[end] == b'"').then(|| (&quoted[..end], &quoted[end + 1..]))
 }
 
 /// The length of the JSON value `json` starts with.
@@ -35,42 +53,4 @@ fn skip(json: &str) -> Option<usize> {
     let mut values = serde_json::Deserializer::from_str(json).into_iter::<IgnoredAny>();
     values.next()?.ok()?;
     Some(values.byte_offset())
-}
-
-/// The object's text and how far the pass has read it.
-struct Frame<'a> {
-    text: &'a str,
-    at: usize,
-}
-
-impl<'a> Frame<'a> {
-    fn skip_whitespace(&mut self) {
-        let rest = &self.text.as_bytes()[self.at..];
-        self.at += rest.iter().take_while(|byte| matches!(byte, b' ' | b'\t' | b'\n' | b'\r')).count();
-    }
-
-    /// Reads `byte`, after whitespace, if it comes next.
-    fn eat(&mut self, byte: u8) -> bool {
-        self.skip_whitespace();
-        let next = self.text.as_bytes().get(self.at) == Some(&byte);
-        self.at += usize::from(next);
-        next
-    }
-
-    fn expect(&mut self, byte: u8) -> Option<()> {
-        self.eat(byte).then_some(())
-    }
-
-    /// A key's text; `None` for one with escapes, whose text is not what it means.
-    fn key(&mut self) -> Option<&'a str> {
-        self.expect(b'"')?;
-        let start = self.at;
-        let rest = &self.text.as_bytes()[start..];
-        let length = rest.iter().position(|byte| matches!(byte, b'"' | b'\\'))?;
-        if rest[length] != b'"' {
-            return None;
-        }
-        self.at += length + 1;
-        Some(&self.text[start..start + length])
-    }
 }
