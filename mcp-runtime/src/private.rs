@@ -12,7 +12,7 @@ pub use crate::prompt::{PromptArgument, PromptDef, PromptDescriptor};
 pub use crate::resource::ReadFn;
 pub use crate::resource::{ListFn, ResourceDef, ResourceDescriptor, ResourceRequest, run_lister};
 pub use crate::text_value::{DoesNotParse, ParseUnsupported, ParseViaDeserialize, ParseViaFromStr, Parses, TextValue};
-pub use crate::tool::arguments::{argument, argument_as, argument_or, split as split_arguments};
+pub use crate::tool::arguments::{Argument, Slot, decode as decode_arguments};
 pub use crate::tool::descriptor::{
     CallFn, OutputSchemaFn, ParamHeader, SchemaFn, Str, ToolCall, ToolDescriptor, parse_arguments,
 };

@@ -320,6 +320,36 @@ async fn tool_failures_are_results_and_protocol_faults_are_errors() {
     assert_valid(&client);
 }
 
+/// The arguments' object as a client may write it (whitespace anywhere, keys in any order and
+/// with escapes, members the tool does not know holding braces and quotes in strings): each
+/// reaches its parameter, and a member given twice is refused, as a derived struct does.
+#[tokio::test]
+async fn arguments_written_any_way_json_allows_reach_their_parameters() {
+    let client = connect().await;
+    let call = |id: u32, arguments: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{arguments}}}}}"#
+        )
+    };
+    let cases = [
+        (r#"{"message":"a","times":2}"#, "aa"),
+        (" {\n\t\"separator\" :\"-\" ,\r\n \"times\": 3 , \"message\" : \"b\" } ", "b-b-b"),
+        (r#"{"other": {"message": "no", "x": ["}", "\"{", 1e3]}, "message": "c", "more": null}"#, "c"),
+        (r#"{"mess\u0061ge": "d", "t\u0069mes": 2}"#, "dd"),
+        (r#"{"message": "\u00e9\"\\", "separator": null}"#, "é\"\\"),
+    ];
+    for (id, (arguments, text)) in (1..).zip(cases) {
+        client.send_raw(&call(id, arguments)).await;
+        let answer = client.next_message().await;
+        assert_eq!(answer["result"]["content"][0]["text"], text, "for {arguments}: {answer}");
+    }
+    client.send_raw(&call(9, r#"{"message": "a", "times": 1, "message": "b"}"#)).await;
+    let answer = client.next_message().await;
+    let text = &answer["result"]["content"][0]["text"];
+    assert_eq!(text, "invalid arguments for tool `echo`: duplicate field `message`", "{answer}");
+    assert_valid(&client);
+}
+
 #[tokio::test]
 async fn a_panicking_tool_becomes_an_error_result_and_the_server_keeps_serving() {
     let client = connect().await;

@@ -186,10 +186,13 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
 
 /// Binds each argument (`__mcp_argN`) from `__mcp_arguments`, or returns its error result.
 ///
-/// One member at a time (`__private::split_arguments`, then `argument` for each): the code per
-/// tool is a call per parameter, and the decoders are generic over the parameter's type only, so
-/// every tool shares them. A `flatten` parameter reads its fields from the arguments' object
-/// itself, which only the derived struct knows: such a tool decodes the struct whole.
+/// A slot per parameter (`__mcp_memberN`, an `Argument` of its type), which
+/// `__private::decode_arguments` fills in one pass over the object (absent members included:
+/// defaults, `None`, or the error), then each is taken out as its parameter: the code per tool is
+/// a few lines per parameter with one way out, and the decoders are generic over the parameter's
+/// type only, so every tool shares them. A `flatten`
+/// parameter reads its fields from the arguments' object itself, which only the derived struct
+/// knows: such a tool decodes the struct whole.
 fn decode(tool: &HandlerFn, name: &str, shape: &TokenStream) -> TokenStream {
     let krate = &tool.krate;
     let finished = quote!(return #krate::__private::ToolCall::Finished(error));
@@ -213,31 +216,34 @@ fn decode(tool: &HandlerFn, name: &str, shape: &TokenStream) -> TokenStream {
     }
     let members: Vec<syn::Ident> = fields.iter().map(|(i, _)| format_ident!("__mcp_member{i}")).collect();
     let wire_names = fields.iter().map(|(_, p)| p.wire_name());
-    let bindings = fields.iter().zip(&members).map(|((i, p), member)| {
-        let (binding, wire, ty) = (handler::expand::binding(*i), p.wire_name(), &p.ty);
-        let decoded = match (p.role, &p.options.default) {
+    let slots = fields.iter().zip(&members).map(|((i, p), member)| {
+        let ty = &p.ty;
+        let slot = match (p.role, &p.options.default) {
             (_, Some(_)) => {
                 let default = default_fn_name(*i);
-                quote!(#krate::__private::argument_or(#name, #wire, #member, #default))
+                quote!(#krate::__private::Argument::with_default(#default))
             }
             (Role::ByType, None) => {
-                let slot = probe(krate, ty, "slot", quote!());
-                quote!(#krate::__private::argument_as(#name, #wire, #member, #slot))
+                let shape = probe(krate, ty, "slot", quote!());
+                quote!(#krate::__private::Argument::shaped(#shape))
             }
-            _ => quote_spanned!(ty.span()=> #krate::__private::argument::<#ty>(#name, #wire, #member)),
+            _ => quote_spanned!(ty.span()=> #krate::__private::Argument::<#ty>::new()),
         };
-        quote! {
-            let #binding = match #decoded {
-                ::core::result::Result::Ok(value) => value,
-                ::core::result::Result::Err(error) => #finished,
-            };
-        }
+        quote!(let mut #member = #slot;)
+    });
+    // Each slot is spanned at its type: one that does not decode is reported there.
+    let slot_refs = fields.iter().zip(&members).map(|((_, p), member)| quote_spanned!(p.ty.span()=> &mut #member));
+    let bindings = fields.iter().zip(&members).map(|((i, _), member)| {
+        let binding = handler::expand::binding(*i);
+        quote!(let #binding = #member.into_value();)
     });
     quote! {
-        let [#(#members),*] = match #krate::__private::split_arguments(#name, __mcp_arguments, &[#(#wire_names),*]) {
-            ::core::result::Result::Ok(members) => members,
-            ::core::result::Result::Err(error) => #finished,
-        };
+        #(#slots)*
+        if let ::core::result::Result::Err(error) =
+            #krate::__private::decode_arguments(#name, __mcp_arguments, &[#(#wire_names),*], &mut [#(#slot_refs),*])
+        {
+            #finished
+        }
         #(#bindings)*
     }
 }
@@ -359,8 +365,10 @@ mod tests {
             /// Adds.
             fn add(a: f64, #[mcp(default = 1.0)] b: f64) -> f64 { a + b }
         });
-        assert!(code.contains("__private::split_arguments(\"add\",__mcp_arguments,&[\"a\",\"b\"])"), "{code}");
-        assert!(code.contains("__private::argument_or(\"add\",\"b\",__mcp_member1,__mcp_default_1)"), "{code}");
+        let decode = "__private::decode_arguments(\"add\",__mcp_arguments,&[\"a\",\"b\"],&mut[&mut__mcp_member0,&mut__mcp_member1])";
+        assert!(code.contains(decode), "{code}");
+        assert!(code.contains("__private::Argument::with_default(__mcp_default_1)"), "{code}");
+        assert!(code.contains("let__mcp_arg0=__mcp_member0.into_value();"), "{code}");
         assert!(!code.contains("serde::Deserialize") && !code.contains("parse_arguments_as"), "{code}");
     }
 
@@ -371,6 +379,6 @@ mod tests {
             fn add(#[mcp(flatten)] todo: Todo) -> String { todo.title }
         });
         assert!(code.contains("serde::Deserialize") && code.contains("parse_arguments_as"), "{code}");
-        assert!(!code.contains("split_arguments"), "{code}");
+        assert!(!code.contains("decode_arguments"), "{code}");
     }
 }

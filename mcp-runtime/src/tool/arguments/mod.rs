@@ -1,172 +1,84 @@
 //! A tool's arguments decoded one parameter at a time: what `#[mcp_tool]` expands to.
 //!
-//! The object is split into its members by [`split`], compiled once for every tool; each
-//! parameter is then decoded from its member by [`argument`], generic over the parameter's type
-//! only. A hundred tools taking a `String` and a `u32` share two decoders, where a derived
-//! `Deserialize` per tool gave each its own visitor, twice (once more under
-//! `serde_path_to_error` for the message of a failure): two-thirds of a 103-tool server's LLVM IR
-//! (bench/NOTES.md, issue 37).
+//! The tool hands [`decode`] a slot per parameter (an [`Argument`] of its type, as a `&mut dyn`
+//! [`Slot`]), and one pass over the object decodes each member where it stands into the slot its
+//! name picks ([`object`]), then each absent one is filled as a derived struct would (its
+//! default, `None` for an `Option`, else "missing field"). The pass is compiled once for every
+//! tool, and each type's decoder once for every parameter of that type: a hundred tools taking a
+//! `String` and a `u32` share two decoders, where a derived `Deserialize` per tool gave each its
+//! own visitor, twice (once more under `serde_path_to_error` for the message of a failure):
+//! two-thirds of a 103-tool server's LLVM IR (bench/NOTES.md, issue 37). The tool's code then
+//! takes each parameter out of its slot ([`Argument::into_value`]), with no error left to handle.
 //!
 //! The answers are the derived struct's: unknown members are ignored, a member given twice is an
 //! error, an absent one is `None` for an `Option` and "missing field" otherwise, and a failure
-//! names the path to the value (`count`, `filter.range[1]`).
+//! names the path to the value (`count`, `filter.range[1]`). Only an object the pass cannot finish
+//! is read a second time ([`members`]), to word the error or to read keys written with escapes.
 
+mod failure;
+mod members;
 mod missing;
+mod object;
+mod slot;
 
-use crate::clip::clip;
-use crate::jsonrpc::without_position;
 use crate::tool::result::CallToolResult;
-use serde::de::{DeserializeOwned, DeserializeSeed, MapAccess, Visitor};
 use serde_json::value::RawValue;
-use std::fmt;
 
-/// The members of `arguments` named in `names`, in their order (`None` for an absent one).
-pub fn split<'a, const N: usize>(
-    tool: &str,
-    arguments: Option<&'a RawValue>,
-    names: &[&str; N],
-) -> Result<[Option<&'a RawValue>; N], CallToolResult> {
-    let mut members = [None; N];
-    split_into(tool, arguments, names, &mut members)?;
-    Ok(members)
-}
+pub use slot::{Argument, Slot};
 
-/// [`split`] for any number of names: the part compiled once.
-fn split_into<'a>(
+/// Fills each slot from the member of `arguments` its name in `names` (same order) picks, or as
+/// an absent member ([`Slot::fill_absent`]): once this returns `Ok`, every slot is filled.
+pub fn decode(
     tool: &str,
-    arguments: Option<&'a RawValue>,
+    arguments: Option<&RawValue>,
     names: &[&str],
-    members: &mut [Option<&'a RawValue>],
+    slots: &mut [&mut dyn Slot],
 ) -> Result<(), CallToolResult> {
-    let Some(arguments) = arguments else { return Ok(()) };
-    let mut deserializer = serde_json::Deserializer::from_str(arguments.get());
-    serde::Deserializer::deserialize_map(&mut deserializer, Members { names, members })
-        .map_err(|error| invalid(tool, ".", &error))
-}
-
-/// Decodes one parameter from its member; `member` is `None` when the client left it out.
-pub fn argument<T: DeserializeOwned>(tool: &str, name: &str, member: Option<&RawValue>) -> Result<T, CallToolResult> {
-    let Some(member) = member else {
-        // What a derived struct does for an absent field: `None` for an `Option`, else an error.
-        return T::deserialize(missing::Member).map_err(|_| missing(tool, name));
+    debug_assert_eq!(names.len(), slots.len());
+    let filled = match arguments {
+        None => 0,
+        Some(arguments) => match object::fill(arguments.get(), names, slots) {
+            Some(filled) => filled,
+            None => decode_members(tool, arguments.get(), names, slots)?,
+        },
     };
-    // The fast path without a path; only a failure decodes again to learn where it failed.
-    serde_json::from_str(member.get()).map_err(|_| failure::<T>(tool, name, member))
-}
-
-/// [`argument`] into the type a probe picked (`#[mcp_tool]`'s parameters whose role their type
-/// decides).
-pub fn argument_as<T: DeserializeOwned>(
-    tool: &str,
-    name: &str,
-    member: Option<&RawValue>,
-    _shape: std::marker::PhantomData<T>,
-) -> Result<T, CallToolResult> {
-    argument(tool, name, member)
-}
-
-/// [`argument`], or `default()` when the member is absent (`#[mcp(default = ...)]`).
-pub fn argument_or<T: DeserializeOwned>(
-    tool: &str,
-    name: &str,
-    member: Option<&RawValue>,
-    default: fn() -> T,
-) -> Result<T, CallToolResult> {
-    match member {
-        None => Ok(default()),
-        Some(_) => argument(tool, name, member),
-    }
-}
-
-/// The error result of a member that does not decode, naming the path to the bad value.
-#[cold]
-fn failure<T: DeserializeOwned>(tool: &str, name: &str, member: &RawValue) -> CallToolResult {
-    let deserializer = &mut serde_json::Deserializer::from_str(member.get());
-    match serde_path_to_error::deserialize::<_, T>(deserializer) {
-        Ok(_) => CallToolResult::error(format!("invalid arguments for tool `{tool}`: `{name}`")),
-        Err(error) => invalid(tool, &joined(name, &error.path().to_string()), error.inner()),
-    }
-}
-
-/// `name` followed by the path inside its value, as `serde_path_to_error` writes paths.
-fn joined(name: &str, inner: &str) -> String {
-    match inner {
-        "." => name.to_owned(),
-        seq if seq.starts_with('[') => format!("{name}{seq}"),
-        inner => format!("{name}.{inner}"),
-    }
-}
-
-#[cold]
-fn invalid(tool: &str, path: &str, error: &serde_json::Error) -> CallToolResult {
-    let problem = without_position(error);
-    let message = match path {
-        "." => format!("invalid arguments for tool `{tool}`: {problem}"),
-        path => format!("invalid arguments for tool `{tool}`: `{}`: {problem}", clip(path)),
-    };
-    CallToolResult::error(message)
-}
-
-#[cold]
-fn missing(tool: &str, name: &str) -> CallToolResult {
-    CallToolResult::error(format!("invalid arguments for tool `{tool}`: missing field `{name}`"))
-}
-
-/// Visits the arguments' object, keeping the raw value of each named member.
-struct Members<'n, 'm, 'a> {
-    names: &'n [&'n str],
-    members: &'m mut [Option<&'a RawValue>],
-}
-
-impl<'de: 'a, 'a> Visitor<'de> for Members<'_, '_, 'a> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an object of arguments")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(index) = map.next_key_seed(Key(self.names))? {
-            let Some(index) = index else {
-                map.next_value::<serde::de::IgnoredAny>()?;
-                continue;
-            };
-            if self.members[index].is_some() {
-                // serde's `duplicate_field` message, which wants a `'static` name.
-                return Err(serde::de::Error::custom(format_args!("duplicate field `{}`", self.names[index])));
+    if filled < slots.len() {
+        for (slot, name) in slots.iter_mut().zip(names) {
+            if !slot.is_filled() && !slot.fill_absent() {
+                return Err(failure::missing(tool, name));
             }
-            self.members[index] = Some(map.next_value::<&'de RawValue>()?);
         }
-        Ok(())
     }
+    Ok(())
 }
 
-/// A member's key: the index of the name it matches, `None` for an unknown one.
-struct Key<'n>(&'n [&'n str]);
-
-impl<'de> DeserializeSeed<'de> for Key<'_> {
-    type Value = Option<usize>;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Option<usize>, D::Error> {
-        deserializer.deserialize_identifier(self)
+/// [`decode`] for an object the one pass did not finish: split into its raw members first, which
+/// words serde's error for an object it refuses, then each member decoded into its slot, in the
+/// order of `names`, a failure naming the path to the bad value; how many it filled.
+#[cold]
+fn decode_members(
+    tool: &str,
+    object: &str,
+    names: &[&str],
+    slots: &mut [&mut dyn Slot],
+) -> Result<usize, CallToolResult> {
+    let members = members::split(object, names).map_err(|error| failure::invalid(tool, ".", &error))?;
+    let mut filled = 0;
+    for ((slot, name), member) in slots.iter_mut().zip(names).zip(members) {
+        slot.clear();
+        let Some(member) = member.map(RawValue::get) else { continue };
+        if slot.fill(member).is_none() {
+            return Err(slot.failure(tool, name, member));
+        }
+        filled += 1;
     }
-}
-
-impl<'de> Visitor<'de> for Key<'_> {
-    type Value = Option<usize>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an argument's name")
-    }
-
-    fn visit_str<E>(self, key: &str) -> Result<Option<usize>, E> {
-        Ok(self.0.iter().position(|name| *name == key))
-    }
+    Ok(filled)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde::de::DeserializeOwned;
 
     fn raw(json: &str) -> Box<RawValue> {
         RawValue::from_string(json.to_owned()).unwrap()
@@ -177,6 +89,13 @@ mod tests {
         result.text().unwrap().to_owned()
     }
 
+    /// `decode` into a slot of type `T` for the member `name`: the value, or the error's text.
+    fn one<T: DeserializeOwned>(name: &str, arguments: &str) -> Result<T, String> {
+        let mut slot = Argument::new();
+        decode("t", Some(&raw(arguments)), &[name], &mut [&mut slot]).map_err(error_text)?;
+        Ok(slot.into_value())
+    }
+
     #[derive(serde::Deserialize, Debug, PartialEq)]
     struct Range {
         min: u32,
@@ -184,54 +103,91 @@ mod tests {
     }
 
     #[test]
-    fn members_are_split_by_name_and_others_ignored() {
-        let arguments = raw(r#"{"count": 3, "extra": {"deep": [1, 2]}, "te\u0078t": "hi"}"#);
-        let [text, count, absent] = split("t", Some(&arguments), &["text", "count", "absent"]).unwrap();
-        assert_eq!(text.map(RawValue::get), Some(r#""hi""#), "an escaped key is matched by its text");
-        assert_eq!(count.map(RawValue::get), Some("3"));
-        assert!(absent.is_none());
-        let [absent] = split("t", None, &["text"]).unwrap();
-        assert!(absent.is_none(), "no arguments at all: every member absent");
+    fn members_fill_their_slots_by_name_and_others_are_ignored() {
+        let arguments = raw(r#"{"count": 3, "extra": {"deep": ["}", "\"", 2]}, "text": "hi"}"#);
+        let (mut text, mut count, mut absent) = (Argument::new(), Argument::new(), Argument::<Option<bool>>::new());
+        decode("t", Some(&arguments), &["text", "count", "absent"], &mut [&mut text, &mut count, &mut absent]).unwrap();
+        assert_eq!((text.into_value(), count.into_value()), ("hi".to_owned(), 3u32));
+        assert_eq!(absent.into_value(), None);
+    }
+
+    /// The common objects are read in one pass, each member decoded where it stands; only what
+    /// the pass does not take is read again (as `members` splits it), to the same answers.
+    #[test]
+    fn one_pass_decodes_each_member_where_it_stands() {
+        let names = ["text", "range"];
+        let pass = |json: &str| {
+            let (mut text, mut range) = (Argument::<String>::new(), Argument::<Range>::new());
+            let finished = object::fill(json, &names, &mut [&mut text, &mut range]).is_some();
+            (finished, text.value, range.value)
+        };
+        for json in [
+            r#"{"text":"a","range":{"min":1,"max":2}}"#,
+            " {\n \"range\" : { \"max\" : 2 , \"min\" : 1 } ,\t\"text\"\r: \"a\" } ",
+            r#"{"other": [{"text": "b"}, "\\\"{"], "range": {"min": 1, "max": 2}, "text": "a", "é": 1e3}"#,
+        ] {
+            assert_eq!(pass(json), (true, Some("a".to_owned()), Some(Range { min: 1, max: 2 })), "{json}");
+        }
+        assert!(pass("{}").0 && pass(" { } ").0);
+        for json in [r#"{"te\u0078t": "a"}"#, r#"{"text": "a", "text": "b"}"#, r#"{"text": 1}"#, "[1]", "null"] {
+            assert!(!pass(json).0, "left to the second reading: {json}");
+        }
+        assert_eq!(one::<String>("text", r#"{"te\u0078t": "a"}"#), Ok("a".to_owned()), "an escaped key");
+        let (mut count, mut text) = (Argument::new(), Argument::new());
+        decode("t", Some(&raw(r#"{"count":2,"te\u0078t":"a"}"#)), &["count", "text"], &mut [&mut count, &mut text])
+            .unwrap();
+        assert_eq!((count.into_value(), text.into_value()), (2u32, "a".to_owned()), "filled again");
     }
 
     #[test]
-    fn a_member_given_twice_is_refused() {
-        let arguments = raw(r#"{"text": "a", "text": "b"}"#);
-        let error = split("t", Some(&arguments), &["text"]).unwrap_err();
-        assert_eq!(error_text(error), "invalid arguments for tool `t`: duplicate field `text`");
+    fn an_object_the_pass_refuses_gets_serdes_answer() {
+        let error = one::<String>("text", r#"{"text": "a", "text": "b"}"#).unwrap_err();
+        assert_eq!(error, "invalid arguments for tool `t`: duplicate field `text`");
+        let error = one::<u32>("count", r#"{"count": "x", "count": 1}"#).unwrap_err();
+        assert_eq!(error, "invalid arguments for tool `t`: duplicate field `count`", "before the bad value");
+        let error = one::<u32>("count", "[1]").unwrap_err();
+        assert_eq!(error, "invalid arguments for tool `t`: invalid type: sequence, expected an object of arguments");
     }
 
     #[test]
-    fn an_absent_member_is_none_for_an_option_and_missing_otherwise() {
-        assert_eq!(argument::<Option<u32>>("t", "count", None).unwrap(), None);
-        let error = argument::<u32>("t", "count", None).unwrap_err();
-        assert_eq!(error_text(error), "invalid arguments for tool `t`: missing field `count`");
-        assert_eq!(argument_or::<u32>("t", "count", None, || 7).unwrap(), 7);
-        assert_eq!(argument_or::<u32>("t", "count", Some(&raw("2")), || 7).unwrap(), 2);
+    fn an_absent_member_is_its_default_none_for_an_option_and_missing_otherwise() {
+        assert_eq!(one::<Option<u32>>("count", "{}"), Ok(None));
+        assert_eq!(one::<Option<u32>>("count", r#"{"count": null}"#), Ok(None));
+        assert_eq!(one::<u32>("count", "{}"), Err("invalid arguments for tool `t`: missing field `count`".into()));
+        let mut count = Argument::with_default(|| 7u32);
+        decode("t", None, &["count"], &mut [&mut count]).unwrap();
+        assert_eq!(count.into_value(), 7, "no arguments at all");
+        let mut count = Argument::with_default(|| 7u32);
+        decode("t", Some(&raw(r#"{"count":2}"#)), &["count"], &mut [&mut count]).unwrap();
+        assert_eq!(count.into_value(), 2);
+        let (mut count, mut text) = (Argument::<u32>::new(), Argument::<u32>::new());
+        let error = decode("t", Some(&raw(r#"{"text": "x"}"#)), &["count", "text"], &mut [&mut count, &mut text]);
+        assert!(error_text(error.unwrap_err()).contains("`text`: invalid type"), "a bad value before a missing one");
     }
 
     #[test]
     fn a_failure_names_the_path_to_the_bad_value() {
-        let error = argument::<u32>("t", "count", Some(&raw(r#""x""#))).unwrap_err();
-        assert_eq!(
-            error_text(error),
-            "invalid arguments for tool `t`: `count`: invalid type: string \"x\", expected u32"
-        );
-        let error = argument::<Range>("t", "range", Some(&raw(r#"{"min": 1, "max": -1}"#))).unwrap_err();
-        assert_eq!(
-            error_text(error),
-            "invalid arguments for tool `t`: `range.max`: invalid value: integer `-1`, expected u32"
-        );
-        let error = argument::<Vec<Range>>("t", "ranges", Some(&raw(r#"[{"min": 1, "max": 2}, {"min": 1}]"#)));
-        assert_eq!(error_text(error.unwrap_err()), "invalid arguments for tool `t`: `ranges[1]`: missing field `max`");
-        let decoded = argument::<Vec<Range>>("t", "ranges", Some(&raw(r#"[{"min": 1, "max": 2}]"#))).unwrap();
+        let error = one::<u32>("count", r#"{"count": "x"}"#).unwrap_err();
+        assert_eq!(error, "invalid arguments for tool `t`: `count`: invalid type: string \"x\", expected u32");
+        let error = one::<Range>("range", r#"{"range": {"min": 1, "max": -1}}"#).unwrap_err();
+        assert_eq!(error, "invalid arguments for tool `t`: `range.max`: invalid value: integer `-1`, expected u32");
+        let error = one::<Vec<Range>>("ranges", r#"{"ranges": [{"min": 1, "max": 2}, {"min": 1}]}"#);
+        assert_eq!(error.unwrap_err(), "invalid arguments for tool `t`: `ranges[1]`: missing field `max`");
+        let decoded = one::<Vec<Range>>("ranges", r#"{"ranges": [{"min": 1, "max": 2}]}"#).unwrap();
         assert_eq!(decoded, [Range { min: 1, max: 2 }]);
     }
 
     #[test]
     fn a_parameter_the_server_provides_needs_no_member() {
         let shape = std::marker::PhantomData::<crate::param::NotAnArgument>;
-        assert!(argument_as("t", "context", None, shape).is_ok());
-        assert!(argument_as("t", "context", Some(&raw(r#"{"any": "thing"}"#)), shape).is_ok());
+        let (mut sent, mut left_out) = (Argument::shaped(shape), Argument::shaped(shape));
+        decode(
+            "t",
+            Some(&raw(r#"{"context": {"any": "thing"}}"#)),
+            &["context", "other"],
+            &mut [&mut sent, &mut left_out],
+        )
+        .unwrap();
+        assert!(sent.is_filled() && left_out.is_filled());
     }
 }
