@@ -299,7 +299,14 @@ def test_2026_giving_up_on_the_call_cancels_its_task(server: Server) -> None:
                 assert await wait_until(lambda: any("working" in s for s in tasks.statuses.values()))
                 tg.cancel_scope.cancel()
             [task_id] = tasks.statuses
+            # Cancellation is eventually consistent (the extension's text): the ack may come
+            # before the task's status changes, so poll until it is terminal. A 60 s task can
+            # only end early by being cancelled.
+            deadline = anyio.current_time() + 30
             detail = await tasks.get(client.session, task_id)
+            while detail.status not in ("completed", "failed", "cancelled") and anyio.current_time() < deadline:
+                await anyio.sleep(POLL_S)
+                detail = await tasks.get(client.session, task_id)
             assert detail.status == "cancelled", detail
 
     run_async(body)
