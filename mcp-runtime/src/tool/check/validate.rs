@@ -52,6 +52,17 @@ impl Walk<'_, '_> {
         false
     }
 
+    /// `n`, a count of `value`'s characters, items or properties, against its `bound`.
+    fn counted(&mut self, at: &Path<'_>, value: &Value, n: u64, bound: &Bound, limit: u64, counted: &Counted) -> bool {
+        let (ok, side) = match bound {
+            Bound::Minimum => (n >= limit, 0),
+            _ => (n <= limit, 1),
+        };
+        ok || self.fail(at, counted.keywords[side], || {
+            format!("{} {} {}", quote(value), counted.words[side], count(limit, counted.noun))
+        })
+    }
+
     /// Whether `value` is valid under node `id`, tried quietly.
     fn valid(&self, id: NodeId, value: &Value, depth: usize) -> bool {
         Walk { nodes: self.nodes, report: None }.node(id, value, &Path::Root, "$ref", depth)
@@ -120,20 +131,7 @@ impl Walk<'_, '_> {
             (Keyword::Length(bound, limit), Value::String(text)) => {
                 // Counted only as far as the limit needs: a long string costs no more than its bound.
                 let length = text.chars().take(*limit as usize + 1).count() as u64;
-                match bound {
-                    Bound::Minimum => {
-                        length >= *limit
-                            || self.fail(at, "minLength", || {
-                                format!("{} is shorter than {}", quote(value), count(*limit, "character"))
-                            })
-                    }
-                    _ => {
-                        length <= *limit
-                            || self.fail(at, "maxLength", || {
-                                format!("{} is longer than {}", quote(value), count(*limit, "character"))
-                            })
-                    }
-                }
+                self.counted(at, value, length, bound, *limit, &LENGTH)
             }
             (Keyword::Pattern(regex, pattern), Value::String(text)) => {
                 regex.is_match(text)
@@ -144,21 +142,7 @@ impl Walk<'_, '_> {
                     || self.fail(at, "format", || format!("{} is not a \"{}\"", quote(value), format.name()))
             }
             (Keyword::Items(bound, limit), Value::Array(items)) => {
-                let n = items.len() as u64;
-                match bound {
-                    Bound::Minimum => {
-                        n >= *limit
-                            || self.fail(at, "minItems", || {
-                                format!("{} has less than {}", quote(value), count(*limit, "item"))
-                            })
-                    }
-                    _ => {
-                        n <= *limit
-                            || self.fail(at, "maxItems", || {
-                                format!("{} has more than {}", quote(value), count(*limit, "item"))
-                            })
-                    }
-                }
+                self.counted(at, value, items.len() as u64, bound, *limit, &ITEMS)
             }
             (Keyword::UniqueItems, Value::Array(items)) => {
                 !has_duplicates(items)
@@ -186,21 +170,7 @@ impl Walk<'_, '_> {
                     })
             }
             (Keyword::Properties(bound, limit), Value::Object(members)) => {
-                let n = members.len() as u64;
-                match bound {
-                    Bound::Minimum => {
-                        n >= *limit
-                            || self.fail(at, "minProperties", || {
-                                format!("{} has less than {}", quote(value), count(*limit, "property"))
-                            })
-                    }
-                    _ => {
-                        n <= *limit
-                            || self.fail(at, "maxProperties", || {
-                                format!("{} has more than {}", quote(value), count(*limit, "property"))
-                            })
-                    }
-                }
+                self.counted(at, value, members.len() as u64, bound, *limit, &PROPERTIES)
             }
             (Keyword::Required(names), Value::Object(members)) => self.required(names, members, at, "required", None),
             (Keyword::DependentRequired(dependencies), Value::Object(members)) => {
@@ -475,3 +445,21 @@ fn types_match(types: Types, value: &Value) -> bool {
     };
     types.0 & bit != 0
 }
+
+/// How a count's bounds are named: their keywords and what a value breaking each is (the
+/// minimum's, then the maximum's), and what is counted.
+struct Counted {
+    keywords: [&'static str; 2],
+    words: [&'static str; 2],
+    noun: &'static str,
+}
+
+const LENGTH: Counted =
+    Counted { keywords: ["minLength", "maxLength"], words: ["is shorter than", "is longer than"], noun: "character" };
+const ITEMS: Counted =
+    Counted { keywords: ["minItems", "maxItems"], words: ["has less than", "has more than"], noun: "item" };
+const PROPERTIES: Counted = Counted {
+    keywords: ["minProperties", "maxProperties"],
+    words: ["has less than", "has more than"],
+    noun: "property",
+};

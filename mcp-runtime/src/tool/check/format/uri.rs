@@ -111,10 +111,7 @@ fn chars_ok(text: &str, kind: Kind, extra: &str) -> bool {
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
         let ok = match c {
-            '%' => {
-                let hex = |c: Option<char>| c.is_some_and(|c| c.is_ascii_hexdigit());
-                hex(chars.next()) && hex(chars.next())
-            }
+            '%' => percent_encoded(&mut chars),
             c if c.is_ascii_alphanumeric() || "-._~!$&'()*+,;=".contains(c) || extra.contains(c) => true,
             c => kind.international && is_ucschar(c),
         };
@@ -169,10 +166,7 @@ fn template_literal(text: &str) -> bool {
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
         let ok = match c {
-            '%' => {
-                let hex = |c: Option<char>| c.is_some_and(|c| c.is_ascii_hexdigit());
-                hex(chars.next()) && hex(chars.next())
-            }
+            '%' => percent_encoded(&mut chars),
             '\0'..=' ' | '\x7F' | '"' | '<' | '>' | '\\' | '^' | '`' | '{' | '|' | '}' => false,
             c => c.is_ascii() || is_ucschar(c) || is_private(c),
         };
@@ -217,4 +211,10 @@ fn variable_name(name: &str) -> bool {
                 ok
             }
         })
+}
+
+/// Whether the two characters after a `%` (taken from `chars`) are hexadecimal digits.
+fn percent_encoded(chars: &mut std::str::Chars<'_>) -> bool {
+    let mut hex = || chars.next().is_some_and(|c| c.is_ascii_hexdigit());
+    hex() && hex()
 }
