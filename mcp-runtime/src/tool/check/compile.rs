@@ -1,6 +1,9 @@
 //! A schema document compiled into [`Schema`]'s tree, once per tool. What this validator cannot
 //! check (a `$ref` outside the document, `$dynamicRef`, a pattern `regex-lite` does not
-//! support, a keyword whose value is malformed) is an [`Unchecked`], so the tool fails closed.
+//! support) is an [`Unchecked`], so the tool fails closed: its author meant a constraint. A
+//! keyword whose value is malformed (`"type": "int"`, as httpbin's Swagger document says, a
+//! `maximum` written as a string) means nothing a validator could check: it is ignored and
+//! reported, and the rest of the schema is enforced.
 
 use super::format::Format;
 use super::pattern;
@@ -25,21 +28,28 @@ pub(super) struct Unchecked {
 /// checked as its author meant, so it fails closed.
 const UNSUPPORTED: [&str; 4] = ["$dynamicRef", "$recursiveRef", "$recursiveAnchor", "$vocabulary"];
 
+/// A schema compiled, and the keywords it ignores for their malformed values.
+pub(super) struct Compilation {
+    pub schema: Schema,
+    pub ignored: Vec<Unchecked>,
+}
+
 /// `document` compiled, or every part of it that cannot be checked.
-pub(super) fn compile(document: &Value) -> Result<Schema, Vec<Unchecked>> {
+pub(super) fn compile(document: &Value) -> Result<Compilation, Vec<Unchecked>> {
     let mut compiler = Compiler {
         document,
         resources: Resources::of(document),
         nodes: Vec::new(),
         compiled: HashMap::new(),
         unchecked: Vec::new(),
+        ignored: Vec::new(),
     };
     compiler.node("");
     if compiler.unchecked.is_empty() {
         compiler.refuse_loops();
     }
     match compiler.unchecked.is_empty() {
-        true => Ok(Schema { nodes: compiler.nodes }),
+        true => Ok(Compilation { schema: Schema { nodes: compiler.nodes }, ignored: compiler.ignored }),
         false => Err(compiler.unchecked),
     }
 }
@@ -52,6 +62,8 @@ struct Compiler<'d> {
     /// is an edge to its node.
     compiled: HashMap<String, NodeId>,
     unchecked: Vec<Unchecked>,
+    /// Keywords whose values are malformed.
+    ignored: Vec<Unchecked>,
 }
 
 impl Compiler<'_> {
@@ -77,6 +89,11 @@ impl Compiler<'_> {
 
     fn refuse(&mut self, at: &str, keyword: &str, why: impl Into<String>) {
         self.unchecked.push(Unchecked { at: at.to_owned(), keyword: keyword.to_owned(), why: why.into() });
+    }
+
+    fn ignore(&mut self, at: &str, keyword: &str) {
+        let why = "its value is malformed".to_owned();
+        self.ignored.push(Unchecked { at: at.to_owned(), keyword: keyword.to_owned(), why });
     }
 
     fn keywords(&mut self, schema: &Map<String, Value>, pointer: &str) -> Keywords {
@@ -198,7 +215,7 @@ impl Compiler<'_> {
             };
             match check {
                 Some(check) => out.checks.push(check),
-                None => self.refuse(&at(k), k, "its value is malformed"),
+                None => self.ignore(&at(k), k),
             }
         }
         out

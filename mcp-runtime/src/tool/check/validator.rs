@@ -27,13 +27,24 @@ enum Compiled {
 impl ArgumentCheck {
     /// The check of `tool`'s input schema, if the schema says more than serde enforces
     /// (see `constraints.rs`). A schema with parts the validator cannot check gives a check
-    /// that refuses every call, and a warning naming them.
+    /// that refuses every call, and a warning naming them; keywords with malformed values are
+    /// warned about and left out, the rest checked.
     pub fn of(tool: &str, schema: Map<String, Value>, source: SchemaSource) -> Option<Self> {
         if !beyond_types(&schema, source) {
             return None;
         }
         match compile(&Value::Object(schema)) {
-            Ok(schema) => Some(Self(Compiled::Schema(schema))),
+            Ok(compiled) => {
+                if !compiled.ignored.is_empty() {
+                    let parts: Vec<String> = compiled.ignored.iter().map(describe).collect();
+                    let parts = clip_problem(&parts.join("; ")).to_string();
+                    tracing::warn!(
+                        tool,
+                        "the input schema has malformed keywords, which constrain nothing and are not checked: {parts}"
+                    );
+                }
+                Some(Self(Compiled::Schema(compiled.schema)))
+            }
             Err(unchecked) => {
                 let parts: Vec<String> = unchecked.iter().map(describe).collect();
                 let parts = clip_problem(&parts.join("; ")).to_string();
@@ -210,6 +221,17 @@ mod tests {
         let error =
             ArgumentCheck::of("t", schema(remote), SchemaSource::Verbatim).unwrap().check("t", None).unwrap_err();
         assert!(error.contains("`$ref` of `a` (`https://example.com/a.json` is outside the schema"), "{error}");
+    }
+
+    #[test]
+    fn a_malformed_keyword_is_left_out_and_the_rest_of_the_schema_checked() {
+        // httpbin's Swagger document types a path parameter `int`.
+        let written =
+            json!({"type": "object", "properties": {"n": {"type": "int"}, "m": {"type": "integer", "maximum": 5}}});
+        let check = ArgumentCheck::of("t", schema(written), SchemaSource::Verbatim).expect("checked");
+        assert_eq!(check.check("t", Some(&arguments(json!({"n": "1", "m": 5})))), Ok(()));
+        let error = check.check("t", Some(&arguments(json!({"n": "1", "m": 6})))).unwrap_err();
+        assert_eq!(error, "invalid arguments for tool `t`: `m`: 6 is greater than the maximum of 5 (maximum)");
     }
 
     #[test]
