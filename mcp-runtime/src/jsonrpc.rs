@@ -118,7 +118,6 @@ pub(crate) enum Incoming<'a> {
         method: Cow<'a, str>,
         params: Option<&'a RawValue>,
     },
-    #[allow(dead_code)] // read once the server sends requests of its own (sampling, elicitation)
     Response {
         id: RequestId,
         outcome: Result<&'a RawValue, ErrorObject>,
@@ -377,7 +376,6 @@ pub(crate) fn encode_notification(method: &str, params: &(impl Serialize + ?Size
     to_vec(&Notification { jsonrpc: "2.0", method, params })
 }
 
-#[allow(dead_code)] // used by server-to-client requests (sampling, elicitation, roots)
 pub(crate) fn encode_request(id: &RequestId, method: &str, params: &(impl Serialize + ?Sized)) -> Vec<u8> {
     to_vec(&Request { jsonrpc: "2.0", id, method, params })
 }
