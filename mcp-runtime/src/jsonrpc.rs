@@ -109,19 +109,9 @@ impl ErrorObject {
 /// One decoded incoming message.
 #[derive(Debug)]
 pub(crate) enum Incoming<'a> {
-    Request {
-        id: RequestId,
-        method: Cow<'a, str>,
-        params: Option<&'a RawValue>,
-    },
-    Notification {
-        method: Cow<'a, str>,
-        params: Option<&'a RawValue>,
-    },
-    Response {
-        id: RequestId,
-        outcome: Result<&'a RawValue, ErrorObject>,
-    },
+    Request { id: RequestId, method: Cow<'a, str>, params: Option<&'a RawValue> },
+    Notification { method: Cow<'a, str>, params: Option<&'a RawValue> },
+    Response { id: RequestId, outcome: Result<&'a RawValue, ErrorObject> },
 }
 
 /// A message that could not be decoded, and the error response it deserves.
