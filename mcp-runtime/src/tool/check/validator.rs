@@ -36,8 +36,7 @@ impl ArgumentCheck {
         match compile(&Value::Object(schema)) {
             Ok(compiled) => {
                 if !compiled.ignored.is_empty() {
-                    let parts: Vec<String> = compiled.ignored.iter().map(describe).collect();
-                    let parts = clip_problem(&parts.join("; ")).to_string();
+                    let parts = describe(&compiled.ignored);
                     tracing::warn!(
                         tool,
                         "the input schema has malformed keywords, which constrain nothing and are not checked: {parts}"
@@ -46,8 +45,7 @@ impl ArgumentCheck {
                 Some(Self(Compiled::Schema(compiled.schema)))
             }
             Err(unchecked) => {
-                let parts: Vec<String> = unchecked.iter().map(describe).collect();
-                let parts = clip_problem(&parts.join("; ")).to_string();
+                let parts = describe(&unchecked);
                 tracing::warn!(
                     tool,
                     "the input schema has parts this build cannot check, so every call of the tool is refused: {parts}"
@@ -81,15 +79,22 @@ impl ArgumentCheck {
     }
 }
 
-/// `` `pattern` of `name` (why) ``.
-fn describe(unchecked: &Unchecked) -> String {
-    let argument = argument_at(&unchecked.at);
-    let of = match argument.is_empty() {
-        true => "the arguments".to_owned(),
-        false => format!("`{argument}`"),
-    };
-    format!("`{}` of {of} ({})", unchecked.keyword, unchecked.why)
+/// `` `pattern` of `name` (why); ... ``, clipped.
+fn describe(parts: &[Unchecked]) -> String {
+    let described: Vec<String> = parts
+        .iter()
+        .map(|part| {
+            let argument = argument_at(&part.at);
+            let of = match argument.is_empty() {
+                true => "the arguments".to_owned(),
+                false => format!("`{argument}`"),
+            };
+            format!("`{}` of {of} ({})", part.keyword, part.why)
+        })
+        .collect();
+    clip_problem(&described.join("; ")).to_string()
 }
+
 #[cfg(test)]
 mod tests {
     use super::*;
