@@ -309,13 +309,32 @@ const RESULT_FIELD: &[u8] = br#","result":"#;
 /// 32 bytes, the envelope fits.
 const ROOM: usize = 64;
 
+thread_local! {
+    /// An answer's buffer its transport is done with (stdio's outbox copies small answers into
+    /// the batch it writes): the next result this thread serializes goes into it, so a call
+    /// answered at once allocates nothing for its answer.
+    static SPARE: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// The largest buffer kept for reuse: a large answer's is freed, not held by the thread.
+const SPARE_UP_TO: usize = 4096;
+
+/// Hands back an answer's buffer once its bytes were copied out, for the next answer.
+pub(crate) fn recycle(mut buffer: Vec<u8>) {
+    if buffer.capacity() <= SPARE_UP_TO {
+        buffer.clear();
+        SPARE.set(buffer);
+    }
+}
+
 /// A handler's result, serialized behind room for its response's envelope, so the response
 /// is made in place: one allocation per answer and no copy of the result.
 pub(crate) struct Serialized(Vec<u8>);
 
 impl Serialized {
     pub fn new(value: &(impl Serialize + ?Sized)) -> serde_json::Result<Self> {
-        let mut bytes = Vec::with_capacity(ROOM + ENVELOPE);
+        let mut bytes = SPARE.take();
+        bytes.reserve(ROOM + ENVELOPE);
         bytes.resize(ROOM, b' ');
         serde_json::to_writer(&mut bytes, value)?;
         Ok(Self(bytes))

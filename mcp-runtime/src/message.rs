@@ -189,6 +189,11 @@ fn request<'a>(id: RequestId, name: Cow<'a, str>, params: Option<&'a RawValue>) 
 
 /// A member that must be a string, borrowed unless it holds escapes.
 fn text<'a>(raw: &'a RawValue, member: &str) -> Result<Cow<'a, str>, ErrorObject> {
+    // A raw value is valid JSON already: a string without escapes is its own text.
+    let plain = raw.get().strip_prefix('"').and_then(|text| text.strip_suffix('"'));
+    if let Some(text) = plain.filter(|text| !text.contains('\\')) {
+        return Ok(Cow::Borrowed(text));
+    }
     #[derive(Deserialize)]
     struct Text<'a>(#[serde(borrow)] Cow<'a, str>);
     serde_json::from_str::<Text<'a>>(raw.get())
@@ -223,7 +228,12 @@ mod tests {
     fn the_target_is_read_once_and_must_be_a_string() {
         let call =
             decoded(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a\u005fb","arguments":{}}}"#);
-        assert_eq!(call.unwrap().target.as_deref(), Some("a_b"));
+        assert!(matches!(call.unwrap().target, Some(Cow::Owned(name)) if name == "a_b"));
+        let plain =
+            decoded(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"é \/","arguments":{}}}"#);
+        assert!(matches!(plain.unwrap().target, Some(Cow::Owned(name)) if name == "é /"));
+        let plain = decoded(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"é_b"}}"#);
+        assert!(matches!(plain.unwrap().target, Some(Cow::Borrowed("é_b"))));
         let read = decoded(r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"x://y","name":5}}"#);
         assert_eq!(read.unwrap().target.as_deref(), Some("x://y"));
         let complete = r#"{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"p"}}}"#;

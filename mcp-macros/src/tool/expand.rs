@@ -64,18 +64,20 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
         quote! {
             let #binding = match #bind {
                 ::core::result::Result::Ok(value) => value,
-                ::core::result::Result::Err(error) => return #krate::__private::ToolCall::Finished(error),
+                ::core::result::Result::Err(error) => return #krate::__private::ToolCall::Finished(::core::convert::Into::into(error)),
             };
         }
     });
     let required_state = handler::expand::required_states(tool);
     // Before the tool's future, like the arguments: what it needs from the context is cloned
     // into it, and a tool that needs nothing from it clones nothing.
-    let finished = |result| quote!(#krate::__private::ToolCall::Finished(#result));
+    let finished = |result| quote!(#krate::__private::ToolCall::Finished(::core::convert::Into::into(#result)));
     let running = |body| quote!(#krate::__private::ToolCall::Running(::std::boxed::Box::pin(async move { #body })));
     let extract = handler::expand::extract_injected(tool, finished);
     let call = handler::expand::call(tool);
     let into_result = quote_spanned!(output_span=> #output_trait::into_tool_result(#call));
+    // A sync tool's result is serialized at once, a text result straight from its string.
+    let into_finished = quote_spanned!(output_span=> #output_trait::into_finished(#call));
     let blocking = options.blocking.as_ref().is_some_and(|b| b.value);
     let confirm = options.confirm.unwrap_or(false);
     // A sync tool runs in `call` itself, unless it must wait: for the pool (`blocking`) or for
@@ -85,7 +87,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
     } else if tool.is_async() || confirm {
         running(into_result)
     } else {
-        finished(into_result)
+        finished(into_finished)
     };
 
     let input_schema_verbatim = options.input_schema.is_some();
@@ -195,7 +197,7 @@ pub(crate) fn tool(tool: &HandlerFn, options: &ToolOptions) -> TokenStream {
 /// knows: such a tool decodes the struct whole.
 fn decode(tool: &HandlerFn, name: &str, shape: &TokenStream) -> TokenStream {
     let krate = &tool.krate;
-    let finished = quote!(return #krate::__private::ToolCall::Finished(error));
+    let finished = quote!(return #krate::__private::ToolCall::Finished(::core::convert::Into::into(error)));
     if tool.params.iter().any(|p| p.options.flatten.is_some()) {
         let field_bindings = tool.params.iter().enumerate().filter(|(_, p)| p.role != Role::Injected).map(|(i, p)| {
             let (field, binding) = (&p.ident, handler::expand::binding(i));

@@ -213,7 +213,7 @@ impl ToolBuilder {
             output_schema: OutputSchemaFn::Arc(Arc::new(move || output_schema.clone())),
             call: CallFn::Arc(Arc::new(move |arguments, ctx| match parse_arguments(&call_name, arguments) {
                 Ok(arguments) => handler(arguments, ctx.clone()),
-                Err(error) => ToolCall::Finished(error),
+                Err(error) => ToolCall::Finished(error.into()),
             })),
             required_state: Vec::new(),
         })

@@ -165,7 +165,7 @@ impl ToolTransform {
         let (call, mapping) = (tool.call.clone(), Arc::new(mapping));
         tool.call = CallFn::Arc(Arc::new(move |arguments, ctx| match mapping.apply(arguments) {
             Ok(arguments) => call(Some(&arguments), ctx),
-            Err(result) => ToolCall::Finished(result),
+            Err(result) => ToolCall::Finished(result.into()),
         }));
         Ok(tool)
     }

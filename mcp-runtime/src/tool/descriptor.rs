@@ -101,7 +101,7 @@ pub struct ParamHeader {
 /// A call started by [`ToolDescriptor::call`].
 pub enum ToolCall {
     /// Done already: a sync tool, or arguments that do not fit. No future, so no allocation.
-    Finished(CallToolResult),
+    Finished(super::result::Finished),
     /// To be awaited: an async tool, a blocking one, or one that asks for confirmation.
     Running(BoxFuture<'static, CallToolResult>),
 }

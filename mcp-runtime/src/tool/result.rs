@@ -78,6 +78,50 @@ pub trait IntoToolResult {
     fn output_schema() -> Option<Map<String, Value>> {
         None
     }
+
+    /// The conversion a sync tool's generated code makes: a text result stays its string.
+    #[doc(hidden)]
+    fn into_finished(self) -> Finished
+    where
+        Self: Sized,
+    {
+        Finished::Result(self.into_tool_result())
+    }
+}
+
+/// A sync tool's result, as the engine serializes it at once. The commonest result, one text
+/// block, is written from its string, without the `CallToolResult` and content vector it
+/// would take to say the same.
+#[doc(hidden)]
+pub enum Finished {
+    Result(CallToolResult),
+    Text(Cow<'static, str>),
+}
+
+impl From<CallToolResult> for Finished {
+    fn from(result: CallToolResult) -> Self {
+        Self::Result(result)
+    }
+}
+
+impl Serialize for Finished {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        /// A text block as `Content::text` serializes.
+        #[derive(Serialize)]
+        #[serde(tag = "type", rename = "text")]
+        struct Block<'a> {
+            text: &'a str,
+        }
+        match self {
+            Self::Result(result) => result.serialize(s),
+            Self::Text(text) => {
+                let mut result = s.serialize_struct("CallToolResult", 1)?;
+                result.serialize_field("content", &[Block { text }])?;
+                result.end()
+            }
+        }
+    }
 }
 
 impl IntoToolResult for CallToolResult {
@@ -98,6 +142,10 @@ macro_rules! texts {
             fn into_tool_result(self) -> CallToolResult {
                 CallToolResult::success([Content::text(self)]) // a `String` moves in, uncopied
             }
+
+            fn into_finished(self) -> Finished {
+                Finished::Text(self.into())
+            }
         }
     )*};
 }
@@ -108,6 +156,10 @@ macro_rules! displayed {
         impl IntoToolResult for $ty {
             fn into_tool_result(self) -> CallToolResult {
                 CallToolResult::success([Content::text(self.to_string())])
+            }
+
+            fn into_finished(self) -> Finished {
+                Finished::Text(self.to_string().into())
             }
         }
     )*};
@@ -143,6 +195,13 @@ impl<T: IntoToolResult, E: Display> IntoToolResult for Result<T, E> {
     fn output_schema() -> Option<Map<String, Value>> {
         T::output_schema()
     }
+
+    fn into_finished(self) -> Finished {
+        match self {
+            Ok(value) => value.into_finished(),
+            Err(err) => Finished::Result(CallToolResult::error(err.to_string())),
+        }
+    }
 }
 
 impl<T: Serialize + schemars::JsonSchema> IntoToolResult for Json<T> {
@@ -175,7 +234,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    #[derive(Serialize, schemars::JsonSchema)]
+    #[derive(Clone, Serialize, schemars::JsonSchema)]
     struct Point {
         x: i32,
     }
@@ -221,6 +280,23 @@ mod tests {
         assert_eq!(result.structured_content, Some(json!({"result": [1, 2]})));
         let schema = <Json<Vec<i32>>>::output_schema().unwrap();
         assert_eq!(schema["required"], json!(["result"]));
+    }
+
+    #[test]
+    fn a_finished_result_serializes_as_its_tool_result() {
+        fn same<T: IntoToolResult + Clone>(value: T) {
+            let finished = serde_json::to_string(&value.clone().into_finished()).unwrap();
+            assert_eq!(finished, serde_json::to_string(&value.into_tool_result()).unwrap());
+        }
+        same("hello, \"world\"\n\u{7f}é 🦀".to_owned());
+        same(String::new());
+        same("static");
+        same(Cow::<'static, str>::Borrowed("cow"));
+        same(2.5f64);
+        same(Ok::<_, String>("fine".to_owned()));
+        same(Err::<String, _>("failed".to_owned()));
+        same(Json(Point { x: 1 }));
+        assert!(matches!("text".into_finished(), Finished::Text(_)));
     }
 
     #[test]

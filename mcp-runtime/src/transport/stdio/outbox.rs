@@ -9,6 +9,7 @@
 //! client that stops reading blocks both (the connection's thread then reads no more input).
 
 use super::streams::Output;
+use crate::jsonrpc;
 use crate::session::outgoing::Outgoing;
 use crate::sync::lock;
 use std::collections::VecDeque;
@@ -188,10 +189,12 @@ impl State {
         } else if let Some(batch) = self.pending.back_mut().filter(|chunk| chunk.batch) {
             batch.bytes.push(b'\n');
             batch.bytes.extend_from_slice(&message);
+            jsonrpc::recycle(message);
         } else {
             let mut bytes = std::mem::take(&mut self.spare);
             bytes.extend_from_slice(&message);
             self.pending.push_back(Chunk { bytes, batch: true });
+            jsonrpc::recycle(message);
         }
     }
 
