@@ -82,6 +82,10 @@ pub async fn measure(exe: &Exe, sessions: usize, calls: u64) -> Result<Scale> {
 /// A GET stream of session `id`, opened from `source`, once its answer's head says it is one.
 async fn listen(source: Ipv4Addr, port: u16, id: &str) -> Result<TcpStream> {
     let socket = TcpSocket::new_v4()?;
+    // Reset when dropped, not closed: closed by this side, the streams would hold their ports
+    // in TIME_WAIT for a minute, and the next placement's run of the scenario ran out of
+    // ports 10,284 streams in.
+    socket.set_zero_linger()?;
     socket.bind(SocketAddr::from((source, 0)))?;
     let mut stream = socket.connect(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await?;
     let request = format!(
