@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The benchmark (issues 8 and 16): builds bench/ (its own cargo workspace) in release, then
 # compares mcp-runtime, rmcp and a hand-written ceiling, pinned and unpinned, in alternating
-# rounds, and writes BENCHMARKS.md and the summary in README.md.
+# rounds, and writes BENCHMARKS.md and its summary in the guide (docs/guide/src/status.md).
 #
 #   ./bench/run.sh                          # 5 rounds + 3 compile rounds + 1 cold build (about 25 minutes on 2 cores)
 #   ./bench/run.sh --quick                  # smaller workloads, for development
@@ -13,7 +13,7 @@
 # allocation counts need valgrind, installed here from Debian's packages when missing
 # (`--no-allocations` skips them).
 #
-# Only a full run (no flags, RUNS >= 5) writes BENCHMARKS.md and README.md; any other writes
+# Only a full run (no flags, RUNS >= 5) writes BENCHMARKS.md and the guide's summary; any other writes
 # bench/target/BENCHMARKS-partial.md, so what the repository quotes always comes from a full run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,7 +31,7 @@ cargo build --release --manifest-path bench/Cargo.toml -p bench-ours --features 
 cp bench/target/release/bench-ours bench/target/release/bench-ours-redis
 cargo build --release --manifest-path bench/Cargo.toml
 if [ $# -eq 0 ] && [ "$RUNS" -ge 5 ]; then
-    out=(--out BENCHMARKS.md --readme README.md)
+    out=(--out BENCHMARKS.md --summary docs/guide/src/status.md)
 else
     out=(--out bench/target/BENCHMARKS-partial.md)
 fi

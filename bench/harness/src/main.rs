@@ -2,8 +2,8 @@
 //! unpinned, repeats the whole comparison `--runs` times alternating the servers, and writes
 //! the medians, ranges and ratios to a Markdown report.
 //!
-//! `harness --bench-dir bench --runs 5 --compile-runs 3 --cold-runs 1 --out BENCHMARKS.md --readme
-//! README.md --command "..."` (`./bench/run.sh` builds everything in release and runs this). For
+//! `harness --bench-dir bench --runs 5 --compile-runs 3 --cold-runs 1 --out BENCHMARKS.md --summary
+//! docs/guide/src/status.md --command "..."` (`./bench/run.sh` builds everything in release and runs this). For
 //! development: `--quick`, `--only ours,ceiling`, `--pinned` or `--unpinned`, `--no-http`,
 //! `--pipelined N` (calls of the 32-in-flight measurement, after `--quick`), `--scale N` (idle
 //! sessions of the scale scenario, `scale.rs`; 100,000 in a full run) or `--no-scale`, `--no-allocations`
@@ -165,7 +165,8 @@ struct Args {
     /// Cold builds (every dependency compiled): minutes each, so fewer than the rebuilds.
     cold_runs: usize,
     out: Option<PathBuf>,
-    readme: Option<PathBuf>,
+    /// The page whose bench-summary markers get the run's summary (the guide's status page).
+    summary: Option<PathBuf>,
     command: String,
     sizes: Sizes,
     only: Option<Vec<String>>,
@@ -188,7 +189,7 @@ fn parse_args() -> Args {
         compile_runs: 3,
         cold_runs: 1,
         out: None,
-        readme: None,
+        summary: None,
         command: "./bench/run.sh".into(),
         sizes: FULL,
         only: None,
@@ -208,7 +209,7 @@ fn parse_args() -> Args {
             "--compile-runs" => args.compile_runs = value().parse().expect("--compile-runs N"),
             "--cold-runs" => args.cold_runs = value().parse().expect("--cold-runs N"),
             "--out" => args.out = Some(value().into()),
-            "--readme" => args.readme = Some(value().into()),
+            "--summary" => args.summary = Some(value().into()),
             "--command" => args.command = value(),
             "--only" => args.only = Some(value().split(',').map(str::to_owned).collect()),
             "--pinned" => args.placements = vec![Placement::Pinned],
@@ -353,13 +354,20 @@ async fn run(mut args: Args) -> Result<()> {
         None => print!("{report}"),
     }
     eprint!("{report}");
-    if let Some(path) = &args.readme {
-        let readme = std::fs::read_to_string(path)?;
-        let updated = report::replace_summary(&readme, &report::readme_summary(&results))
+    if let (Some(path), Some(out)) = (&args.summary, &args.out) {
+        let page = std::fs::read_to_string(path)?;
+        let summary = report::summary(&results, &relative_link(path, out));
+        let updated = report::replace_summary(&page, &summary)
             .ok_or_else(|| format!("{}: no bench-summary markers", path.display()))?;
         std::fs::write(path, updated)?;
     }
     Ok(())
+}
+
+/// The link to `target` from the page at `page`, both relative to the repository's root.
+fn relative_link(page: &Path, target: &Path) -> String {
+    let depth = page.parent().map_or(0, |folder| folder.components().count());
+    format!("{}{}", "../".repeat(depth), target.display())
 }
 
 fn loadavg() -> String {
@@ -1139,4 +1147,17 @@ fn context_switches(pid: u32) -> Result<f64> {
         }
         Ok(total)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::relative_link;
+    use std::path::Path;
+
+    #[test]
+    fn the_summary_links_to_the_report_from_its_own_folder() {
+        let report = Path::new("BENCHMARKS.md");
+        assert_eq!(relative_link(Path::new("docs/guide/src/status.md"), report), "../../../BENCHMARKS.md");
+        assert_eq!(relative_link(Path::new("README.md"), report), "BENCHMARKS.md");
+    }
 }

@@ -1,5 +1,5 @@
 //! The report: the metrics, their medians and spreads per placement, the issues' targets, and
-//! the README's summary, all from the samples of one run of the harness.
+//! the guide's summary, all from the samples of one run of the harness.
 
 use crate::Server;
 use crate::placement::Placement;
@@ -599,8 +599,9 @@ fn every_round(out: &mut String, r: &Results, servers: &[Server]) {
     out.push('\n');
 }
 
-/// The README's summary of a full run: only figures from this run.
-pub fn readme_summary(r: &Results) -> String {
+/// The guide's summary of a full run: only figures from this run. `report`: the link to the
+/// full report from the page the summary is written in.
+pub fn summary(r: &Results, report: &str) -> String {
     let p = if r.placements.contains(&Placement::Pinned) { Placement::Pinned } else { Placement::Unpinned };
     let v = |server: &'static str, key: &str| fmt_value(r.med(p, server, key));
     let c = |key: &str| fmt_value(r.ceiling(p, Results::find(key)));
@@ -613,7 +614,7 @@ pub fn readme_summary(r: &Results) -> String {
          loop {}); 32 calls in flight reach {} calls/s (rmcp {}, the loop {}); start-up takes {} ms (rmcp {} ms, \
          the loop {} ms). Over HTTP, one session makes {} calls/s (rmcp {}, the loop {}), 64 sessions {} (rmcp {}, \
          the loop {}), with a p99 of {} µs (rmcp {} µs); an idle session costs {} bytes (rmcp {}). A 103-tool \
-         server rebuilds after an edit in {} s (rmcp {} s). Unpinned figures, ranges and targets: [BENCHMARKS.md](BENCHMARKS.md).",
+         server rebuilds after an edit in {} s (rmcp {} s). Unpinned figures, ranges and targets: [BENCHMARKS.md]({report}).",
         match p {
             Placement::Pinned => "server and client pinned to a core each",
             Placement::Unpinned => "unpinned",
@@ -645,13 +646,13 @@ pub fn readme_summary(r: &Results) -> String {
     )
 }
 
-/// Replaces what lies between the summary's markers in `readme`.
-pub fn replace_summary(readme: &str, summary: &str) -> Option<String> {
+/// Replaces what lies between the summary's markers in `page`.
+pub fn replace_summary(page: &str, summary: &str) -> Option<String> {
     const START: &str = "<!-- bench-summary: written by ./bench/run.sh -->\n";
     const END: &str = "<!-- /bench-summary -->";
-    let start = readme.find(START)? + START.len();
-    let end = start + readme[start..].find(END)?;
-    Some(format!("{}{}\n{}", &readme[..start], wrap(summary, 100), &readme[end..]))
+    let start = page.find(START)? + START.len();
+    let end = start + page[start..].find(END)?;
+    Some(format!("{}{}\n{}", &page[..start], wrap(summary, 100), &page[end..]))
 }
 
 /// Lines of at most `width` characters, broken at spaces.
