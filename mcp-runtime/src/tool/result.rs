@@ -104,6 +104,15 @@ impl From<CallToolResult> for Finished {
     }
 }
 
+impl From<Finished> for CallToolResult {
+    fn from(finished: Finished) -> Self {
+        match finished {
+            Finished::Result(result) => result,
+            Finished::Text(text) => Self::success([Content::text(text)]), // a `String` moves in, uncopied
+        }
+    }
+}
+
 impl Serialize for Finished {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct as _;
@@ -140,7 +149,7 @@ macro_rules! texts {
     ($($ty:ty),*) => {$(
         impl IntoToolResult for $ty {
             fn into_tool_result(self) -> CallToolResult {
-                CallToolResult::success([Content::text(self)]) // a `String` moves in, uncopied
+                self.into_finished().into()
             }
 
             fn into_finished(self) -> Finished {
@@ -155,7 +164,7 @@ macro_rules! displayed {
     ($($ty:ty),*) => {$(
         impl IntoToolResult for $ty {
             fn into_tool_result(self) -> CallToolResult {
-                CallToolResult::success([Content::text(self.to_string())])
+                self.into_finished().into()
             }
 
             fn into_finished(self) -> Finished {

@@ -186,16 +186,20 @@ impl State {
         }
         if message.len() > BATCHED_UP_TO {
             self.pending.push_back(Chunk { bytes: message, batch: false });
-        } else if let Some(batch) = self.pending.back_mut().filter(|chunk| chunk.batch) {
-            batch.bytes.push(b'\n');
-            batch.bytes.extend_from_slice(&message);
-            jsonrpc::recycle(message);
-        } else {
-            let mut bytes = std::mem::take(&mut self.spare);
-            bytes.extend_from_slice(&message);
-            self.pending.push_back(Chunk { bytes, batch: true });
-            jsonrpc::recycle(message);
+            return;
         }
+        match self.pending.back_mut().filter(|chunk| chunk.batch) {
+            Some(batch) => {
+                batch.bytes.push(b'\n');
+                batch.bytes.extend_from_slice(&message);
+            }
+            None => {
+                let mut bytes = std::mem::take(&mut self.spare);
+                bytes.extend_from_slice(&message);
+                self.pending.push_back(Chunk { bytes, batch: true });
+            }
+        }
+        jsonrpc::recycle(message); // copied: its buffer serves the next answer
     }
 
     /// Writes every pending message, waiting for the client to take them.
