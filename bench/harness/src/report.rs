@@ -445,6 +445,13 @@ fn targets(out: &mut String, r: &Results) {
                 fmt_ratio(ratio),
                 ratio <= 1.2,
             );
+            // Issue 37 raised the bar to 5%.
+            row(
+                &format!("HTTP, {sessions} session(s): ≤ 1.05× the ceiling's CPU per call (37.1)"),
+                p,
+                fmt_ratio(ratio),
+                ratio <= 1.05,
+            );
         }
         let (o, m) = (r.med(p, "ours", "http64_p99"), r.med(p, "rmcp", "http64_p99"));
         row(
@@ -453,26 +460,15 @@ fn targets(out: &mut String, r: &Results) {
             format!("{} µs vs {} µs", fmt_value(o), fmt_value(m)),
             o <= m / 2.0,
         );
-        // Issue 37 raised the bar: CPU per call within 5% of the ceiling's, its p99 at 64
-        // sessions within 10%, start-up within 10% on the default runtime.
-        let per_call = [
-            ("http1", "HTTP, 1 session"),
-            ("http16", "HTTP, 16 sessions"),
-            ("http64", "HTTP, 64 sessions"),
-            ("stdio_32", "stdio, 32 in flight"),
-        ];
-        for (key, what) in per_call {
-            let ratio = r.to_ceiling(p, &format!("{key}_cpu"));
-            row(&format!("{what}: ≤ 1.05× the ceiling's CPU per call (37.1)"), p, fmt_ratio(ratio), ratio <= 1.05);
-        }
         let ratio = r.to_ceiling(p, "http64_p99");
         row("HTTP p99 at 64 sessions ≤ 1.1× the ceiling's (37.1)", p, fmt_ratio(ratio), ratio <= 1.1);
-        let ratio = r.to_ceiling(p, "startup_ms");
-        row("start-up on the default runtime ≤ 1.1× the ceiling's (37.2)", p, fmt_ratio(ratio), ratio <= 1.1);
+        let ratio = r.to_ceiling(p, "stdio_32_cpu");
+        row("stdio, 32 in flight: ≤ 1.05× the ceiling's CPU per call (37.1)", p, fmt_ratio(ratio), ratio <= 1.05);
         let ratio = r.to_ceiling(p, "stdio_32_rps");
         row("stdio, 32 in flight: ≥ 0.9× the ceiling's calls/s (16.2)", p, fmt_ratio(ratio), ratio >= 0.9);
         let ratio = r.to_ceiling(p, "startup_ms");
         row("start-up ≤ 1.2× the ceiling's (16.3)", p, fmt_ratio(ratio), ratio <= 1.2);
+        row("start-up on the default runtime ≤ 1.1× the ceiling's (37.2)", p, fmt_ratio(ratio), ratio <= 1.1);
         let ratio = r.med(p, "ours-current", "startup_ms") / r.ceiling(p, Results::find("startup_ms"));
         row("start-up ≤ 1.2× the ceiling's, `flavor = \"current_thread\"` (16.3)", p, fmt_ratio(ratio), ratio <= 1.2);
         for (key, what) in [("stdio_seq_rps", "1 in flight"), ("stdio_32_rps", "32 in flight")] {
