@@ -59,7 +59,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     check(&function, &mut errors);
     // Expanded even when wrong, so the body's `.await`s do not add errors of their own.
-    let ItemFn { attrs, vis, mut sig, block } = function;
+    let ItemFn { attrs, vis, mut sig, block, .. } = function;
     sig.asyncness = None;
     // Once the function returns, work still running on the runtime (a handler blocking a worker
     // or a blocking-pool thread) gets `SHUTDOWN_TIMEOUT`, not forever, so it cannot keep the

@@ -36,7 +36,7 @@ const INJECTED: &[&str] =
 /// far as its tokens tell: named like one, bare or under the runtime's path (`mcp_runtime::`, or
 /// the name of `crate = ".."`); `user::State` is not.
 fn injected_by_the_runtime(krate: &TokenStream, ty: &syn::Type) -> bool {
-    let syn::Type::Path(syn::TypePath { qself: None, path }) = ty else { return false };
+    let syn::Type::Path(syn::TypePath { qself: None, path, .. }) = ty else { return false };
     let Some(last) = path.segments.last() else { return false };
     let runtime = krate.to_string();
     let runtime = runtime.rsplit("::").next().unwrap_or_default().trim();
@@ -120,7 +120,7 @@ struct ReadBack {
 
 /// The last segment of a plain path type and its first generic type argument.
 fn last_segment(ty: &syn::Type) -> Option<(String, Option<&syn::Type>)> {
-    let syn::Type::Path(syn::TypePath { qself: None, path }) = ty else { return None };
+    let syn::Type::Path(syn::TypePath { qself: None, path, .. }) = ty else { return None };
     let last = path.segments.last()?;
     let first_type = match &last.arguments {
         syn::PathArguments::AngleBracketed(args) => args.args.iter().find_map(|arg| match arg {

@@ -70,7 +70,7 @@ fn check_signature(handler: &HandlerFn, kind: Kind, errors: &mut Errors) {
     if let Some(constness) = &sig.constness {
         errors.error(constness, format!("a {noun} cannot be a `const fn`: remove `const`"));
     }
-    if let Some(unsafety) = &sig.unsafety {
+    if let syn::Safety::Unsafe(unsafety) = &sig.safety {
         errors.error(unsafety, format!("a {noun} cannot be `unsafe`: a client cannot uphold a safety contract; make the function safe and keep the `unsafe` block inside it"));
     }
     if let Some(abi) = &sig.abi {

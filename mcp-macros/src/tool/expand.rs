@@ -337,7 +337,7 @@ fn is_number_literal_for(expr: &syn::Expr, ty: &syn::Type) -> bool {
         syn::Expr::Unary(syn::ExprUnary { op: syn::UnOp::Neg(_), expr, .. }) => &**expr,
         expr => expr,
     };
-    let syn::Type::Path(syn::TypePath { qself: None, path }) = ty else { return false };
+    let syn::Type::Path(syn::TypePath { qself: None, path, .. }) = ty else { return false };
     let Some(ty) = path.get_ident().map(ToString::to_string) else { return false };
     match expr {
         syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(lit), .. }) => {
