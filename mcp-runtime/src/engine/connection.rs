@@ -12,7 +12,7 @@ use crate::router::task::PanicAnswer;
 use crate::session::outgoing::{Kind, Outgoing};
 use crate::session::{Refusal, Session};
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use tokio::task::JoinHandle;
 
 /// What a message produced at once, for [`Connection::receive_now`].
@@ -31,9 +31,12 @@ pub(crate) enum Received {
 pub(crate) struct Connection {
     pub(super) core: Arc<ServerCore>,
     pub(super) session: Arc<Session>,
-    /// Tells the client about list changes; stateless connections have none (their clients
-    /// use `subscriptions/listen`).
-    pub(super) announcer: Option<JoinHandle<()>>,
+    /// Tells the client about list changes, started when the client finishes the handshake
+    /// (nothing changed before is announced, so nothing is missed): the first answer waits for
+    /// no task to be spawned and no worker to be woken. `None` where nothing is announced:
+    /// stateless connections (their clients use `subscriptions/listen`) and shared ones (the
+    /// store's stream carries the changes).
+    pub(super) announcer: Option<OnceLock<JoinHandle<()>>>,
     /// Serves every request as stateless, whatever its body says (the transport knows, e.g.
     /// from an HTTP header).
     pub(super) stateless_only: bool,
@@ -47,7 +50,7 @@ pub(crate) struct Connection {
 /// Dropping a connection cancels what it still runs: its client is gone.
 impl Drop for Connection {
     fn drop(&mut self) {
-        if let Some(announcer) = &self.announcer {
+        if let Some(announcer) = self.announcer.as_ref().and_then(OnceLock::get) {
             announcer.abort();
         }
         self.session.cancel_all();

@@ -34,7 +34,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use stateless::Step;
 use std::future::Future as _;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::task::{Poll, Waker};
 use std::time::Instant;
 
@@ -42,8 +42,7 @@ impl Connection {
     /// A new session; `unsolicited` receives messages that answer no request.
     pub fn new(server: Arc<ServerCore>, unsolicited: Sink) -> Self {
         let session = Arc::new(Session::new(Arc::clone(&server.settings), unsolicited));
-        let announcer = tokio::spawn(announce_changes(Arc::clone(&session), server.catalog.subscribe()));
-        Self { core: server, session, announcer: Some(announcer), stateless_only: false, serial: None }
+        Self { core: server, session, announcer: Some(OnceLock::new()), stateless_only: false, serial: None }
     }
 
     /// A session shared with other processes of the server (HTTP replicas sharing a store):
@@ -437,9 +436,20 @@ impl Connection {
         Received::Nothing
     }
 
+    /// The client finished the handshake: list changes are announced from now on.
+    fn finish_handshake(&self) {
+        // Subscribed first: a change between the two is announced, as the session is initialized
+        // by the time the announcer reads it.
+        let changes = self.announcer.as_ref().map(|_| self.core.catalog.subscribe());
+        self.session.mark_initialized();
+        if let (Some(announcer), Some(changes)) = (&self.announcer, changes) {
+            announcer.get_or_init(|| tokio::spawn(announce_changes(Arc::clone(&self.session), changes)));
+        }
+    }
+
     fn on_notification(&self, method: &str, params: Option<&RawValue>) -> Received {
         match method {
-            "notifications/initialized" => self.session.mark_initialized(),
+            "notifications/initialized" => self.finish_handshake(),
             "notifications/cancelled" => {
                 #[derive(Deserialize)]
                 #[serde(rename_all = "camelCase")]

@@ -75,7 +75,7 @@ impl Lines {
     /// Where the next line is (`Some(None)`: it was over the limit).
     fn next_span(&mut self) -> Option<Option<(usize, usize)>> {
         loop {
-            let newline = memchr::memchr(b'\n', &self.buffer[self.scanned..self.filled]);
+            let newline = find_newline(&self.buffer[self.scanned..self.filled]);
             let (start, end) = match newline {
                 Some(offset) => {
                     let end = self.scanned + offset;
@@ -150,6 +150,18 @@ impl Lines {
     }
 }
 
+/// Where the first newline in `bytes` is. On x86-64, with memchr's SSE2 search, which the
+/// x86-64 baseline has: `memchr::memchr` first asks the CPU whether it has AVX2, and in a VM the
+/// `cpuid`s of that check trap to the hypervisor, 0.1 ms before the `initialize` answer
+/// (bench/NOTES.md). A line is short enough that the wider vectors would not pay that back.
+fn find_newline(bytes: &[u8]) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(searcher) = memchr::arch::x86_64::sse2::memchr::One::new(b'\n') {
+        return searcher.find(bytes);
+    }
+    memchr::memchr(b'\n', bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,6 +182,25 @@ mod tests {
             }
         }
         seen
+    }
+
+    #[test]
+    fn the_newline_search_finds_the_first_newline_at_every_length_and_offset() {
+        // SSE2 searches a short input, a vector's width and several unrolled widths differently.
+        for len in 0..200usize {
+            for at in (0..len).step_by(7).chain([len.saturating_sub(1)]) {
+                let mut bytes = vec![b'x'; len];
+                if len > 0 {
+                    // The first newline at `at`, another after it.
+                    bytes[at] = b'\n';
+                    bytes[(at + 17).min(len - 1)] = b'\n';
+                }
+                let expected = (len > 0).then_some(at);
+                assert_eq!(find_newline(&bytes), expected, "length {len}, newline at {at}");
+            }
+        }
+        assert_eq!(find_newline(b""), None);
+        assert_eq!(find_newline(&[b'x'; 100]), None);
     }
 
     #[test]
