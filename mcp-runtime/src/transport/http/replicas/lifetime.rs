@@ -41,8 +41,8 @@ const ADMIT: &str = r"
 local now = clock()
 local ttl = tonumber(ARGV[2])
 if #KEYS > 1 then
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-  if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 0 end
+  -- The client's sessions that have not expired (`index` drops the others as it adds this one).
+  if redis.call('ZCOUNT', KEYS[2], '(' .. now, '+inf') >= tonumber(ARGV[4]) then return 0 end
   index(KEYS[2], ARGV[1], now + ttl, now, false)
 end
 redis.call('SET', KEYS[1], ARGV[3], 'PX', ttl)
