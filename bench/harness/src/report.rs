@@ -65,8 +65,13 @@ pub const METRICS: &[Metric] = &[
         "KiB",
         false,
     ),
-    metric("scale_p99_quiet", "HTTP, 16 sessions: p99, the same process before those sessions", "µs", false),
-    metric("scale_p99_crowded", "HTTP, 16 sessions: p99, while it holds them", "µs", false),
+    metric(
+        "scale_p99_quiet",
+        "HTTP, 16 sessions: p99 (median of 5 loads), the same process before those sessions",
+        "µs",
+        false,
+    ),
+    metric("scale_p99_crowded", "HTTP, 16 sessions: p99 (median of 5 loads), while it holds them", "µs", false),
 ];
 
 /// What a run measures once, whatever the placement.
