@@ -438,13 +438,14 @@ impl Connection {
 
     /// The client finished the handshake: list changes are announced from now on.
     fn finish_handshake(&self) {
+        let Some(announcer) = self.announcer.as_ref().filter(|announcer| announcer.get().is_none()) else {
+            return self.session.mark_initialized();
+        };
         // Subscribed first: a change between the two is announced, as the session is initialized
-        // by the time the announcer reads it.
-        let changes = self.announcer.as_ref().map(|_| self.core.catalog.subscribe());
+        // by the time the announcer, spawned after, reads it.
+        let changes = self.core.catalog.subscribe();
         self.session.mark_initialized();
-        if let (Some(announcer), Some(changes)) = (&self.announcer, changes) {
-            announcer.get_or_init(|| tokio::spawn(announce_changes(Arc::clone(&self.session), changes)));
-        }
+        announcer.get_or_init(|| tokio::spawn(announce_changes(Arc::clone(&self.session), changes)));
     }
 
     fn on_notification(&self, method: &str, params: Option<&RawValue>) -> Received {
@@ -510,7 +511,8 @@ fn settle(ctx: &Context, polled: std::thread::Result<Poll<Outcome>>) -> Poll<Ste
     }
 }
 
-/// Tells the client about changes to what the server offers, once it is initialized.
+/// Tells the client about changes to what the server offers; started once it is initialized
+/// (`Connection::finish_handshake`).
 async fn announce_changes(session: Arc<Session>, mut changes: tokio::sync::broadcast::Receiver<Change>) {
     loop {
         let change = match changes.recv().await {
@@ -518,9 +520,6 @@ async fn announce_changes(session: Arc<Session>, mut changes: tokio::sync::broad
             Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
             Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
         };
-        if !session.is_initialized() {
-            continue;
-        }
         if let Change::ResourceUpdated(uri) = &change
             && !session.is_subscribed(uri)
         {
