@@ -84,7 +84,6 @@ pub async fn measure(exe: &Exe, sessions: usize, calls: u64) -> Result<Scale> {
     Ok(Scale { rss_kb, projected_kb, streams: listening, p99_quiet, p99_crowded })
 }
 
-/// A GET stream of session `id`, opened from `source`, once its answer's head says it is one.
 /// The median of [`LOADS`] loads' p99, 16 sessions calling, `calls` calls each load.
 async fn median_p99(server: &HttpServer, calls: u64) -> Result<f64> {
     let mut p99s = Vec::with_capacity(LOADS);
@@ -95,6 +94,7 @@ async fn median_p99(server: &HttpServer, calls: u64) -> Result<f64> {
     Ok(p99s[LOADS / 2])
 }
 
+/// A GET stream of session `id`, opened from `source`, once its answer's head says it is one.
 async fn listen(source: Ipv4Addr, port: u16, id: &str) -> Result<TcpStream> {
     let socket = TcpSocket::new_v4()?;
     // Reset when dropped, not closed: closed by this side, the streams would hold their ports
