@@ -88,6 +88,12 @@ step "cargo publish --dry-run (each crate meant for crates.io, built from its pa
 # offline, `cargo package --offline` with the same -p flags runs the same builds.
 # --allow-dirty: the packages are made from the work tree, the same files the steps above tested.
 # cargo-mcp is not published (publish = false) until the runtime is.
+# The overlay's packages are unpacked under $CARGO_HOME/registry/src/-<hash>/, and cargo reuses a
+# directory it finds there under the same name and version without comparing contents: a run after
+# a change to a sibling would build the previous run's sources of it. Ours are never on crates.io,
+# so every unpacked copy of them (in the overlays' unnamed registries, `-<hash>`) is a leftover.
+cargo_home="${CARGO_HOME:-$HOME/.cargo}"
+rm -rf "$cargo_home"/registry/src/-*/mcp-runtime-*
 cargo publish --dry-run --locked --allow-dirty -p mcp-runtime-uri-template -p mcp-runtime-macros -p mcp-runtime
 
 step "Python SDK interop (mcp==2.3.0): modes legacy, auto and 2026-07-28, stdio and HTTP, tasks included"
