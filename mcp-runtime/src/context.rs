@@ -216,9 +216,11 @@ impl Context {
         self.inner.meta.as_ref()
     }
 
-    /// The progress token the client attached, if any.
+    /// The progress token the client attached, if any. Only a string or an integer is one
+    /// (`ProgressToken` in the schema): any other value (`null`, `1.5`, an object) asks for no
+    /// progress, since a notification echoing it would not be valid.
     pub fn progress_token(&self) -> Option<&Value> {
-        self.meta()?.get("progressToken")
+        self.meta()?.get("progressToken").filter(|token| token.is_string() || token.is_i64() || token.is_u64())
     }
 
     /// Whether the client cancelled this request.

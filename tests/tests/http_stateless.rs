@@ -154,6 +154,67 @@ async fn headers_must_mirror_the_body() {
     assert!(message.starts_with("Header mismatch: Mcp-Method") && message.len() < 400, "{message}");
 }
 
+/// POSTs `message` over a raw socket with exactly the header lines `lines` besides the
+/// transport's own (the test client would merge a name given twice); the answer's status line
+/// and its JSON body.
+async fn post_raw(address: SocketAddr, message: &Value, lines: &[&[u8]]) -> (String, Value) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let body = message.to_string();
+    let mut request = b"POST /mcp HTTP/1.1\r\nhost: localhost\r\naccept: application/json, text/event-stream\r\n\
+        content-type: application/json\r\nconnection: close\r\n"
+        .to_vec();
+    for line in lines {
+        request.extend_from_slice(line);
+        request.extend_from_slice(b"\r\n");
+    }
+    request.extend_from_slice(format!("content-length: {}\r\n\r\n{body}", body.len()).as_bytes());
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    stream.write_all(&request).await.unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut answer)).await.unwrap().unwrap();
+    let answer = String::from_utf8(answer).unwrap();
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+    let status = head.lines().next().unwrap().to_owned();
+    (status, serde_json::from_str(body).unwrap_or_else(|_| panic!("a JSON body: {answer}")))
+}
+
+#[tokio::test]
+async fn a_mirrored_header_is_read_once_and_only_as_visible_ascii() {
+    let address = start().await;
+    let call = request(10, "tools/call", json!({"name": "steps", "arguments": {"count": 1}}), json!({}));
+    let standard: [&[u8]; 3] = [b"MCP-Protocol-Version: 2026-07-28", b"Mcp-Method: tools/call", b"Mcp-Name: steps"];
+    // A proxy that routes on the last value (or on both) must not see another request than
+    // the one the server runs, whichever value comes first.
+    let twice: [(usize, &[u8]); 5] = [
+        (2, b"Mcp-Name: other"),
+        (2, b"mcp-name: steps"),
+        (1, b"Mcp-Method: tools/list"),
+        (1, b"mcp-method: tools/call"),
+        (0, b"mcp-protocol-version: 2026-07-28"),
+    ];
+    for (of, extra) in twice {
+        for at in [of, of + 1] {
+            let mut lines = standard.to_vec();
+            lines.insert(at, extra);
+            let (status, body) = post_raw(address, &call, &lines).await;
+            let message = body["error"]["message"].as_str().unwrap_or_default();
+            assert!(status.starts_with("HTTP/1.1 400"), "{status}: {body}");
+            assert_eq!(body["error"]["code"], -32020, "{body}");
+            assert!(message.ends_with("header is sent more than once"), "{message}");
+        }
+    }
+    // `évil` is not U+FFFD, which a lossy read of its bytes would make it.
+    let odd = request(11, "tools/call", json!({"name": "\u{fffd}", "arguments": {}}), json!({}));
+    let (status, body) = post_raw(address, &odd, &[standard[0], standard[1], "Mcp-Name: évil".as_bytes()]).await;
+    assert!(status.starts_with("HTTP/1.1 400"), "{status}");
+    assert_eq!(body["error"]["code"], -32020);
+    assert_eq!(body["error"]["message"], "Header mismatch: the Mcp-Name header value contains invalid characters");
+    let (_, body) = post_raw(address, &call, &[standard[0], b"Mcp-Method: tools/c\xe2ll", standard[2]]).await;
+    assert_eq!(body["error"]["message"], "Header mismatch: the Mcp-Method header value contains invalid characters");
+    let (_, body) = post_raw(address, &call, &standard).await;
+    assert_eq!(body["result"]["content"][0]["text"], "1 steps", "the same request, each header once, is served");
+}
+
 #[tokio::test]
 async fn errors_carry_their_http_status() {
     let client = HttpClient::new(start().await);
@@ -208,6 +269,24 @@ async fn progress_streams_before_the_result() {
     assert!(messages[..3].iter().all(|m| m["method"] == "notifications/progress"));
     assert_eq!(messages[3]["result"]["content"][0]["text"], "3 steps");
     assert_eq!(messages[3]["result"]["resultType"], "complete");
+    assert_valid(&client);
+}
+
+#[tokio::test]
+async fn only_a_string_or_an_integer_is_a_progress_token() {
+    let client = HttpClient::new(start().await);
+    let mut call = request(6, "tools/call", json!({"name": "steps", "arguments": {"count": 2}}), json!({}));
+    call["params"]["_meta"]["progressToken"] = json!(7);
+    let messages = post(&client, &call, &[]).await.messages().await;
+    assert_eq!(messages.len(), 3, "{messages:?}");
+    assert!(messages[..2].iter().all(|m| m["params"]["progressToken"] == 7), "{messages:?}");
+    // Echoed, these would be notifications no schema allows: they ask for no progress.
+    for token in [json!(null), json!(1.5), json!(true), json!({"x": 1}), json!([1])] {
+        call["params"]["_meta"]["progressToken"] = token.clone();
+        let messages = post(&client, &call, &[]).await.messages().await;
+        assert_eq!(messages.len(), 1, "{token}: {messages:?}");
+        assert_eq!(messages[0]["result"]["content"][0]["text"], "2 steps", "{token}");
+    }
     assert_valid(&client);
 }
 

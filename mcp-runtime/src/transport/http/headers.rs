@@ -7,7 +7,9 @@ pub(super) use super::failure::Failure;
 use super::media::{self, NotJson};
 use crate::protocol::ProtocolVersion;
 use hyper::StatusCode;
-use hyper::header::{ACCEPT, CONTENT_LENGTH, CONTENT_TYPE, HOST, HeaderMap, HeaderName, HeaderValue, ORIGIN};
+use hyper::header::{
+    ACCEPT, AsHeaderName, CONTENT_LENGTH, CONTENT_TYPE, HOST, HeaderMap, HeaderName, HeaderValue, ORIGIN,
+};
 
 // Names made once: a lookup by `&str` parses and validates the name on every request.
 pub(super) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
@@ -47,6 +49,17 @@ impl<'a> Seen<'a> {
         // `to_str` passes visible ASCII and tabs only: trimming ASCII is `str::trim` here,
         // without decoding characters.
         self.first.map(|v| v.to_str().unwrap_or("\u{fffd}").trim_ascii())
+    }
+
+    /// The only value as text, trimmed of spaces and tabs: for a header that must mirror the
+    /// body, where a second value is one a proxy may have acted on instead, and a byte outside
+    /// visible ASCII is one the spec calls an invalid character (reading it as U+FFFD would
+    /// let `évil` match a body's `\u{fffd}`).
+    pub fn mirror(self) -> Result<Option<&'a str>, Unmirrorable> {
+        if self.repeated {
+            return Err(Unmirrorable::SentTwice);
+        }
+        self.first.map(|v| v.to_str().map(str::trim_ascii).map_err(|_| Unmirrorable::InvalidCharacters)).transpose()
     }
 
     fn see(&mut self, value: &'a HeaderValue) {
@@ -172,6 +185,32 @@ pub(super) fn header(headers: &HeaderMap, name: HeaderName) -> Option<&str> {
     Seen { first: headers.get(name), repeated: false }.text()
 }
 
+/// Every value of `name`, seen as `RequestHeaders` sees the headers it keeps.
+pub(super) fn seen(headers: &HeaderMap, name: impl AsHeaderName) -> Seen<'_> {
+    let mut seen = Seen::default();
+    headers.get_all(name).iter().for_each(|value| seen.see(value));
+    seen
+}
+
+/// Why a header that mirrors the body cannot be compared with it.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Unmirrorable {
+    SentTwice,
+    InvalidCharacters,
+}
+
+impl Unmirrorable {
+    /// The `HeaderMismatch` message for `header` (a name, or a label naming it).
+    pub fn message(&self, header: impl std::fmt::Display) -> String {
+        match self {
+            Self::SentTwice => format!("Header mismatch: the {header} header is sent more than once"),
+            Self::InvalidCharacters => {
+                format!("Header mismatch: the {header} header value contains invalid characters")
+            }
+        }
+    }
+}
+
 pub(super) fn bad_request(message: impl Into<String>) -> Answer {
     body::error(StatusCode::BAD_REQUEST, code::BAD_REQUEST, message)
 }
@@ -213,5 +252,22 @@ mod tests {
         let failure = read.check_protocol_version().expect_err("two versions are refused");
         assert_eq!(failure.status, StatusCode::BAD_REQUEST);
         assert!(failure.message.contains("more than one MCP-Protocol-Version"), "{}", failure.message);
+    }
+
+    #[test]
+    fn a_mirrored_value_is_the_only_one_and_visible_ascii() {
+        let mut all = HeaderMap::new();
+        let name = HeaderName::from_static("mcp-name");
+        assert_eq!(seen(&all, &name).mirror(), Ok(None));
+        all.append(&name, HeaderValue::from_static(" \tsteps "));
+        assert_eq!(seen(&all, &name).mirror(), Ok(Some("steps")), "trimmed of spaces and tabs");
+        all.append(&name, HeaderValue::from_static("steps"));
+        assert_eq!(seen(&all, &name).mirror(), Err(Unmirrorable::SentTwice), "even when the values agree");
+        all.insert(&name, HeaderValue::from_bytes(b"\xc3\xa9vil").unwrap());
+        assert_eq!(seen(&all, &name).mirror(), Err(Unmirrorable::InvalidCharacters));
+        assert_eq!(
+            Unmirrorable::InvalidCharacters.message("Mcp-Name"),
+            "Header mismatch: the Mcp-Name header value contains invalid characters"
+        );
     }
 }

@@ -2,6 +2,7 @@
 //! them may take, and a tool's `Mcp-Param-{Name}` headers (`x-mcp-header`), checked against
 //! the call's arguments.
 
+use super::headers::seen;
 use crate::clip::clip;
 use crate::tool::descriptor::ParamHeader;
 use base64::Engine as _;
@@ -37,11 +38,10 @@ pub(super) fn param_mismatch(
     for param in params {
         // For messages only: nothing is allocated while the headers match.
         let (header, argument) = (Label(param.name), Path(param.path));
-        let mut sent = headers.get_all(param.header).iter();
-        let (value, twice) = (sent.next(), sent.next().is_some());
-        if twice {
-            return Some(format!("Header mismatch: the {header} header is sent more than once"));
-        }
+        let value = match seen(headers, param.header).mirror() {
+            Ok(value) => value,
+            Err(why) => return Some(why.message(header)),
+        };
         let body = arguments.as_ref().and_then(|arguments| at(arguments, param.path)).filter(|v| !v.is_null());
         let mirrorable = body.is_some_and(|body| !matches!(body, Value::Array(_) | Value::Object(_)));
         let Some(value) = value else {
@@ -57,10 +57,6 @@ pub(super) fn param_mismatch(
                 "Header mismatch: the {header} header is sent but the body gives no value to mirror for the argument `{argument}`"
             ));
         };
-        let Ok(value) = value.to_str() else {
-            return Some(format!("Header mismatch: the {header} header value contains invalid characters"));
-        };
-        let value = value.trim_matches([' ', '\t']);
         let Some(decoded) = decode_sentinel(value) else {
             return Some(format!("Header mismatch: {header} header value '{}' is not valid Base64", clip(value)));
         };

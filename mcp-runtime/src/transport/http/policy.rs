@@ -4,7 +4,7 @@
 //! headers mirror its body (`Mcp-Param-*` ones in `mirrored.rs`), and which era serves it.
 
 use super::body::{self, Answer};
-use super::headers::{RequestHeaders, header};
+use super::headers::{RequestHeaders, seen};
 use super::mirrored::{self, decode_sentinel};
 use super::service::Inner;
 use crate::clip::clip;
@@ -107,11 +107,12 @@ fn header_mismatch(headers: &RequestHeaders<'_>, request: &Request<'_>) -> Optio
     let method = &request.name;
     let body_version =
         request.stateless_meta.as_ref().and_then(|m| m.get(meta_key::PROTOCOL_VERSION)).and_then(Value::as_str);
-    if headers.protocol_version.repeated {
-        return Some("Header mismatch: the MCP-Protocol-Version header is sent more than once".into());
-    }
+    let version = match headers.protocol_version.mirror() {
+        Ok(version) => version,
+        Err(why) => return Some(why.message("MCP-Protocol-Version")),
+    };
     // Values the client sent are echoed clipped: a header may be as long as hyper's limit.
-    match (headers.protocol_version.text(), body_version) {
+    match (version, body_version) {
         (None, _) => return Some("Header mismatch: the MCP-Protocol-Version header is required".into()),
         (Some(header), Some(body)) if header != body => {
             return Some(format!(
@@ -122,9 +123,10 @@ fn header_mismatch(headers: &RequestHeaders<'_>, request: &Request<'_>) -> Optio
         }
         _ => {}
     }
-    match header(headers.all, METHOD) {
-        None => return Some("Header mismatch: the Mcp-Method header is required".into()),
-        Some(value) if value != method => {
+    match seen(headers.all, METHOD).mirror() {
+        Err(why) => return Some(why.message("Mcp-Method")),
+        Ok(None) => return Some("Header mismatch: the Mcp-Method header is required".into()),
+        Ok(Some(value)) if value != method => {
             return Some(format!(
                 "Header mismatch: Mcp-Method header value '{}' does not match body value '{}'",
                 clip(value),
@@ -136,9 +138,10 @@ fn header_mismatch(headers: &RequestHeaders<'_>, request: &Request<'_>) -> Optio
     // `Mcp-Name` mirrors the target of the era's methods that have one.
     request.method.filter(|m| m.is_stateless() && m.target() != Target::None)?;
     let expected = request.target.as_deref().unwrap_or_default();
-    match header(headers.all, NAME) {
-        None => Some("Header mismatch: the Mcp-Name header is required".into()),
-        Some(value) => match decode_sentinel(value) {
+    match seen(headers.all, NAME).mirror() {
+        Err(why) => Some(why.message("Mcp-Name")),
+        Ok(None) => Some("Header mismatch: the Mcp-Name header is required".into()),
+        Ok(Some(value)) => match decode_sentinel(value) {
             Some(decoded) if decoded == expected => None,
             Some(decoded) => Some(format!(
                 "Header mismatch: Mcp-Name header value '{}' does not match body value '{}'",
