@@ -12,6 +12,29 @@ use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 
+/// POSTs `body` to `/mcp` over a raw socket with exactly the header lines `lines` besides
+/// Host, Accept, Content-Type, Connection and Content-Length: for what [`HttpClient`] would not
+/// send (a name given twice, which it merges; bytes beyond ASCII). The whole answer, as text.
+pub async fn post_raw(address: SocketAddr, lines: &[&[u8]], body: &str) -> String {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let mut request = b"POST /mcp HTTP/1.1\r\nhost: localhost\r\naccept: application/json, text/event-stream\r\n\
+        content-type: application/json\r\nconnection: close\r\n"
+        .to_vec();
+    for line in lines {
+        request.extend_from_slice(line);
+        request.extend_from_slice(b"\r\n");
+    }
+    request.extend_from_slice(format!("content-length: {}\r\n\r\n{body}", body.len()).as_bytes());
+    let mut stream = tokio::net::TcpStream::connect(address).await.expect("connect to the server");
+    stream.write_all(&request).await.expect("send the request");
+    let mut answer = Vec::new();
+    tokio::time::timeout(TIMEOUT, stream.read_to_end(&mut answer))
+        .await
+        .expect("no answer within the timeout")
+        .expect("read the answer");
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
 /// A client of one MCP endpoint. Each request uses a fresh connection.
 #[derive(Clone)]
 pub struct HttpClient {

@@ -12,8 +12,6 @@ use mcp_tests::{HttpClient, spec_2026_07_28};
 use serde_json::{Value, json};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
-use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
 /// Calls of `route` with the query `refused`, which only the cases that must be refused send
 /// (tests run in parallel: a count of every call would count theirs).
@@ -262,20 +260,10 @@ async fn stamped_requests_inside_a_session_are_checked() {
 /// the rest of the answer.
 async fn raw_route(address: SocketAddr, extra: &[&[u8]]) -> String {
     let body = call(1, "route", json!({"region": "us-west1", "priority": 42, "query": "q"})).to_string();
-    let mut request = b"POST /mcp HTTP/1.1\r\nhost: localhost\r\naccept: application/json, text/event-stream\r\n\
-        content-type: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\n\
-        Mcp-Name: route\r\nconnection: close\r\n"
-        .to_vec();
-    for line in extra {
-        request.extend_from_slice(line);
-        request.extend_from_slice(b"\r\n");
-    }
-    request.extend_from_slice(format!("content-length: {}\r\n\r\n{body}", body.len()).as_bytes());
-    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
-    stream.write_all(&request).await.unwrap();
-    let mut answer = Vec::new();
-    tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut answer)).await.unwrap().unwrap();
-    String::from_utf8_lossy(&answer).into_owned()
+    let mut lines: Vec<&[u8]> =
+        vec![b"MCP-Protocol-Version: 2026-07-28", b"Mcp-Method: tools/call", b"Mcp-Name: route"];
+    lines.extend_from_slice(extra);
+    mcp_tests::http::post_raw(address, &lines, &body).await
 }
 
 #[tokio::test]

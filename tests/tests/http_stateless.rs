@@ -154,25 +154,10 @@ async fn headers_must_mirror_the_body() {
     assert!(message.starts_with("Header mismatch: Mcp-Method") && message.len() < 400, "{message}");
 }
 
-/// POSTs `message` over a raw socket with exactly the header lines `lines` besides the
-/// transport's own (the test client would merge a name given twice); the answer's status line
-/// and its JSON body.
+/// POSTs `message` with exactly the header lines `lines` (see `post_raw`); the answer's status
+/// line and its JSON body.
 async fn post_raw(address: SocketAddr, message: &Value, lines: &[&[u8]]) -> (String, Value) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let body = message.to_string();
-    let mut request = b"POST /mcp HTTP/1.1\r\nhost: localhost\r\naccept: application/json, text/event-stream\r\n\
-        content-type: application/json\r\nconnection: close\r\n"
-        .to_vec();
-    for line in lines {
-        request.extend_from_slice(line);
-        request.extend_from_slice(b"\r\n");
-    }
-    request.extend_from_slice(format!("content-length: {}\r\n\r\n{body}", body.len()).as_bytes());
-    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
-    stream.write_all(&request).await.unwrap();
-    let mut answer = Vec::new();
-    tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut answer)).await.unwrap().unwrap();
-    let answer = String::from_utf8(answer).unwrap();
+    let answer = mcp_tests::http::post_raw(address, lines, &message.to_string()).await;
     let (head, body) = answer.split_once("\r\n\r\n").unwrap();
     let status = head.lines().next().unwrap().to_owned();
     (status, serde_json::from_str(body).unwrap_or_else(|_| panic!("a JSON body: {answer}")))
