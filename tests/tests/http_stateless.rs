@@ -154,9 +154,9 @@ async fn headers_must_mirror_the_body() {
     assert!(message.starts_with("Header mismatch: Mcp-Method") && message.len() < 400, "{message}");
 }
 
-/// POSTs `message` with exactly the header lines `lines` (see `post_raw`); the answer's status
-/// line and its JSON body.
-async fn post_raw(address: SocketAddr, message: &Value, lines: &[&[u8]]) -> (String, Value) {
+/// POSTs `message` with exactly the header lines `lines` (`mcp_tests::http::post_raw`); the
+/// answer's status line and its JSON body.
+async fn post_lines(address: SocketAddr, message: &Value, lines: &[&[u8]]) -> (String, Value) {
     let answer = mcp_tests::http::post_raw(address, lines, &message.to_string()).await;
     let (head, body) = answer.split_once("\r\n\r\n").unwrap();
     let status = head.lines().next().unwrap().to_owned();
@@ -181,7 +181,7 @@ async fn a_mirrored_header_is_read_once_and_only_as_visible_ascii() {
         for at in [of, of + 1] {
             let mut lines = standard.to_vec();
             lines.insert(at, extra);
-            let (status, body) = post_raw(address, &call, &lines).await;
+            let (status, body) = post_lines(address, &call, &lines).await;
             let message = body["error"]["message"].as_str().unwrap_or_default();
             assert!(status.starts_with("HTTP/1.1 400"), "{status}: {body}");
             assert_eq!(body["error"]["code"], -32020, "{body}");
@@ -190,13 +190,13 @@ async fn a_mirrored_header_is_read_once_and_only_as_visible_ascii() {
     }
     // `évil` is not U+FFFD, which a lossy read of its bytes would make it.
     let odd = request(11, "tools/call", json!({"name": "\u{fffd}", "arguments": {}}), json!({}));
-    let (status, body) = post_raw(address, &odd, &[standard[0], standard[1], "Mcp-Name: évil".as_bytes()]).await;
+    let (status, body) = post_lines(address, &odd, &[standard[0], standard[1], "Mcp-Name: évil".as_bytes()]).await;
     assert!(status.starts_with("HTTP/1.1 400"), "{status}");
     assert_eq!(body["error"]["code"], -32020);
     assert_eq!(body["error"]["message"], "Header mismatch: the Mcp-Name header value contains invalid characters");
-    let (_, body) = post_raw(address, &call, &[standard[0], b"Mcp-Method: tools/c\xe2ll", standard[2]]).await;
+    let (_, body) = post_lines(address, &call, &[standard[0], b"Mcp-Method: tools/c\xe2ll", standard[2]]).await;
     assert_eq!(body["error"]["message"], "Header mismatch: the Mcp-Method header value contains invalid characters");
-    let (_, body) = post_raw(address, &call, &standard).await;
+    let (_, body) = post_lines(address, &call, &standard).await;
     assert_eq!(body["result"]["content"][0]["text"], "1 steps", "the same request, each header once, is served");
 }
 

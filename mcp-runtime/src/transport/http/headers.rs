@@ -182,7 +182,7 @@ impl Accepts {
 
 /// The first value of header `name` as text, as [`Seen::text`] reads it.
 pub(super) fn header(headers: &HeaderMap, name: HeaderName) -> Option<&str> {
-    Seen { first: headers.get(name), repeated: false }.text()
+    seen(headers, name).text()
 }
 
 /// Every value of `name`, seen as `RequestHeaders` sees the headers it keeps.
